@@ -1,0 +1,73 @@
+"""Task runner: lint, typecheck, tests, benchmarks, and one session per lane and lane-condition pair."""
+
+from __future__ import annotations
+
+import nox
+
+nox.options.sessions = ["lint", "typecheck", "tests"]  # a bare `nox` spends no tokens
+nox.options.reuse_existing_virtualenvs = True
+
+LANES = ("prompt", "execution", "dogfood")
+CONDITIONS = ("none", "self-load", "preloaded", "stale")
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """ruff check and ruff format --check."""
+    session.install("ruff>=0.6")
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")
+
+
+@nox.session
+def typecheck(session: nox.Session) -> None:
+    """mypy --strict over the library."""
+    session.install("-e", ".[dev]")
+    session.run("mypy")
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """The whole test suite; extra arguments go to pytest."""
+    session.install("-e", ".[test]")
+    session.run("pytest", *session.posargs)
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """Performance benchmarks: print figures, assert nothing about time."""
+    session.install("-e", ".")
+    session.run("python", "benchmarks/run.py", *session.posargs)
+
+
+def _run(session: nox.Session, *selection: str) -> None:
+    session.install("-e", ".")
+    session.run("skillgym", "run", *selection, *session.posargs)
+
+
+@nox.session
+def evals(session: nox.Session) -> None:
+    """Every lane across every condition, in one run."""
+    _run(session)
+
+
+def _lane_session(lane: str) -> None:
+    def run_lane(session: nox.Session) -> None:
+        _run(session, "--lane", lane)
+
+    run_lane.__doc__ = f"The {lane} lane across every condition, in one run."
+    nox.session(name=lane)(run_lane)
+
+
+def _pair_session(lane: str, condition: str) -> None:
+    def run_pair(session: nox.Session) -> None:
+        _run(session, "--lane", lane, "--condition", condition)
+
+    run_pair.__doc__ = f"The {lane} lane under the {condition} condition."
+    nox.session(name=f"{lane}-{condition}")(run_pair)
+
+
+for _lane in LANES:
+    _lane_session(_lane)
+    for _condition in CONDITIONS:
+        _pair_session(_lane, _condition)

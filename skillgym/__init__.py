@@ -1,0 +1,64 @@
+"""skillgym: measure how well coding agents use a skill."""
+
+from __future__ import annotations
+
+from .errors import CollectionError as CollectionError
+from .errors import DefinitionError as DefinitionError
+from .errors import RecorderClosedError as RecorderClosedError
+from .errors import SkillgymError as SkillgymError
+from .errors import UsageError as UsageError
+from .fingerprint import fingerprint as fingerprint
+from .model import AntiPatternRule as AntiPatternRule
+from .model import ArtifactExists as ArtifactExists
+from .model import ArtifactRequirement as ArtifactRequirement
+from .model import Budget as Budget
+from .model import Case as Case
+from .model import Command as Command
+from .model import CommandCheck as CommandCheck
+from .model import Condition as Condition
+from .model import CustomVerifier as CustomVerifier
+from .model import DogfoodCase as DogfoodCase
+from .model import ExecutionCase as ExecutionCase
+from .model import FileContains as FileContains
+from .model import FileExists as FileExists
+from .model import FixtureLogContains as FixtureLogContains
+from .model import NoLiveSessions as NoLiveSessions
+from .model import Pattern as Pattern
+from .model import PromptCase as PromptCase
+from .model import ReportRequirement as ReportRequirement
+from .model import SkillInstall as SkillInstall
+from .model import WorkflowCheck as WorkflowCheck
+from .model import WorkspacePreset as WorkspacePreset
+
+__version__ = "0.1.0"
+
+__all__ = (
+    "AntiPatternRule",
+    "ArtifactExists",
+    "ArtifactRequirement",
+    "Budget",
+    "Case",
+    "CollectionError",
+    "Command",
+    "CommandCheck",
+    "Condition",
+    "CustomVerifier",
+    "DefinitionError",
+    "DogfoodCase",
+    "ExecutionCase",
+    "FileContains",
+    "FileExists",
+    "FixtureLogContains",
+    "NoLiveSessions",
+    "Pattern",
+    "PromptCase",
+    "RecorderClosedError",
+    "ReportRequirement",
+    "SkillInstall",
+    "SkillgymError",
+    "UsageError",
+    "WorkflowCheck",
+    "WorkspacePreset",
+    "__version__",
+    "fingerprint",
+)

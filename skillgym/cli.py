@@ -1,0 +1,155 @@
+"""Command line: parse arguments, dispatch to a command, map errors to exit codes."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+
+import msgspec
+from rich.console import Console
+
+from . import __version__
+from .console import columns, make_console
+from .errors import SkillgymError
+from .fingerprint import short
+from .loader import load_suite
+from .model import LANES, WorkspacePreset
+from .plan import Plan, build_plan
+from .redact import redact_env
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+PROVIDERS = ("replay", "stub", "claude", "codex")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="skillgym", description="Measure how well coding agents use a skill.")
+    parser.add_argument("--version", action="version", version=f"skillgym {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    listing = sub.add_parser("list", help="list the suite's cases")
+    listing.add_argument("--suite", type=Path, default=Path("evals"), help="suite directory (default: evals)")
+    listing.add_argument("--lane", action="append", default=[], choices=LANES, help="only this lane (repeatable)")
+    listing.add_argument("--json", action="store_true", help="machine-readable output")
+
+    run = sub.add_parser("run", help="run the plan (or print it with --dry-run)")
+    run.add_argument("--suite", type=Path, default=Path("evals"), help="suite directory (default: evals)")
+    run.add_argument("--lane", action="append", default=[], metavar="L", help="lane to run (repeatable)")
+    run.add_argument("--condition", action="append", default=[], metavar="C", help="condition (repeatable)")
+    run.add_argument("--case", action="append", default=[], metavar="ID", help="case id (repeatable)")
+    run.add_argument(
+        "--provider", action="append", default=[], metavar="P", help=f"provider ({', '.join(PROVIDERS)})"
+    )
+    run.add_argument("--model", default=None, help="model id passed to the provider")
+    run.add_argument("--trials", type=int, default=1, help="trials per case and condition (default 1)")
+    run.add_argument("--dry-run", action="store_true", help="print the plan; invoke and write nothing")
+    run.add_argument("--json", action="store_true", help="machine-readable output")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``skillgym`` and ``python -m skillgym``; returns the exit code."""
+    args = _parser().parse_args(argv)
+    out, err = make_console(), make_console(stderr=True)
+    try:
+        if args.command == "list":
+            return _list(args, out)
+        return _run(args, out)
+    except SkillgymError as exc:
+        err.print(f"skillgym: error: {exc}", markup=False)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        err.print("skillgym: interrupted", markup=False)
+        return EXIT_INTERRUPTED
+
+
+def _list(args: argparse.Namespace, out: Console) -> int:
+    suite = load_suite(args.suite)
+    cases = [c for c in suite.cases if not args.lane or c.lane in args.lane]
+    if args.json:
+        rows = [
+            {
+                "lane": c.lane,
+                "id": c.id,
+                "category": c.category,
+                "conditions": list(c.conditions),
+                "fingerprint": c.fingerprint,
+                "origin": c.origin,
+            }
+            for c in cases
+        ]
+        out.out(msgspec.json.encode(rows).decode(), highlight=False)
+        return EXIT_OK
+    table = [["LANE", "ID", "CATEGORY", "CONDITIONS", "FINGERPRINT"]]
+    table += [[c.lane, c.id, c.category, ",".join(c.conditions), short(c.fingerprint)] for c in cases]
+    for line in columns(table):
+        out.print(line, markup=False)
+    out.print(f"{len(cases)} case(s)", markup=False)
+    return EXIT_OK
+
+
+def _run(args: argparse.Namespace, out: Console) -> int:
+    suite = load_suite(args.suite)
+    plan = build_plan(
+        suite,
+        lanes=args.lane,
+        conditions=args.condition,
+        case_ids=args.case,
+        providers=_providers(args.provider),
+        model=args.model,
+        trials=args.trials,
+    )
+    if args.dry_run:
+        _print_plan(plan, out, as_json=args.json)
+        return EXIT_OK
+    raise SkillgymError(
+        "the run engine is not available yet: only `skillgym run --dry-run` works in this version"
+    )
+
+
+def _providers(given: Sequence[str]) -> tuple[str, ...]:
+    from .errors import UsageError
+
+    unknown = [p for p in given if p not in PROVIDERS]
+    if unknown:
+        raise UsageError(f"unknown provider {unknown[0]!r} given to --provider; valid providers: {', '.join(PROVIDERS)}")
+    return tuple(given) or ("replay",)
+
+
+def _redacted(preset: WorkspacePreset) -> WorkspacePreset:
+    return msgspec.structs.replace(
+        preset,
+        env=redact_env(preset.env),
+        bootstrap=tuple(msgspec.structs.replace(b, env=redact_env(b.env)) for b in preset.bootstrap),
+    )
+
+
+def _print_plan(plan: Plan, out: Console, *, as_json: bool) -> None:
+    plan = msgspec.structs.replace(plan, presets=tuple(_redacted(p) for p in plan.presets))
+    if as_json:
+        doc = msgspec.to_builtins(plan)
+        doc["dry_run"] = True
+        doc["invocations"] = len(plan.items)
+        out.out(msgspec.json.encode(doc).decode(), highlight=False)
+        return
+    out.print(
+        f"dry run: nothing is invoked or written. suite {plan.suite}; lanes {', '.join(plan.lanes) or '-'}; "
+        f"conditions {', '.join(plan.conditions) or '-'}; providers {', '.join(plan.providers)}; "
+        f"model {plan.model or 'provider default'}; trials {plan.trials}",
+        markup=False,
+    )
+    for preset in plan.presets:
+        out.print(f"workspace preset {preset.id} ({preset.mode}): {preset.description}".rstrip(": "), markup=False)
+        if preset.template:
+            out.print(f"  template  {preset.template}", markup=False)
+        if preset.cwd:
+            out.print(f"  cwd       {preset.cwd}", markup=False)
+        for key, value in sorted(preset.env.items()):
+            out.print(f"  env       {key}={value}", markup=False)
+        for cmd in preset.bootstrap:
+            out.print(f"  bootstrap {' '.join(cmd.argv)}  (timeout {cmd.timeout_s:g}s)", markup=False)
+    rows = [["KEY", "FINGERPRINT", "WORKSPACE"]]
+    rows += [[i.key, short(i.fingerprint), i.workspace or "-"] for i in plan.items]
+    for line in columns(rows):
+        out.print(line, markup=False)
+    out.print(f"total invocations: {len(plan.items)}", markup=False)

@@ -1,0 +1,42 @@
+"""The one error hierarchy: every failure a user can cause says what, where and how to fix it."""
+
+from __future__ import annotations
+
+
+class SkillgymError(Exception):
+    """Base of every error skillgym raises on purpose; carries the process exit code."""
+
+    exit_code: int = 2
+
+
+class DefinitionError(SkillgymError, ValueError):
+    """A case, condition, preset or suite definition is invalid.
+
+    The message names the case, the problem and the fix; ``origin`` is the ``file:line`` of the
+    offending step, when known.
+    """
+
+    def __init__(self, message: str, *, case_id: str | None = None, origin: str | None = None) -> None:
+        self.case_id = case_id
+        self.origin = origin
+        self.problem = message
+        where = f"{origin}: " if origin else ""
+        who = f"case {case_id!r}: " if case_id else ""
+        super().__init__(f"{where}{who}{message}")
+
+
+class RecorderClosedError(SkillgymError, RuntimeError):
+    """A builder was used after its ``with`` block closed."""
+
+
+class CollectionError(SkillgymError):
+    """One or more suite files failed to load; ``errors`` lists each with its file and line."""
+
+    def __init__(self, errors: list[str]) -> None:
+        self.errors = errors
+        lines = "\n".join(f"  {e}" for e in errors)
+        super().__init__(f"{len(errors)} suite file(s) failed to load:\n{lines}")
+
+
+class UsageError(SkillgymError, ValueError):
+    """Bad command-line input: unknown lane, condition, case id, flag or value."""

@@ -1,0 +1,109 @@
+"""The plan: cases x conditions x providers x trials expanded into keyed work items."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .errors import UsageError
+from .model import LANES, Case, Data, Lane, Suite, WorkspacePreset
+
+
+class WorkItem(Data, kw_only=True):
+    """One trial to run; ``key`` is stable across runs and mirrors the trial's directory."""
+
+    key: str
+    lane: Lane
+    case_id: str
+    condition: str
+    provider: str
+    model: str | None
+    trial: int
+    fingerprint: str
+    workspace: str | None
+
+
+class Plan(Data, kw_only=True):
+    """Everything ``run`` will do, in execution order; a dry run prints it and stops."""
+
+    suite: str
+    lanes: tuple[Lane, ...]
+    conditions: tuple[str, ...]
+    providers: tuple[str, ...]
+    model: str | None
+    trials: int
+    items: tuple[WorkItem, ...]
+    presets: tuple[WorkspacePreset, ...]
+
+
+def item_key(lane: str, case_id: str, condition: str, provider: str, trial: int) -> str:
+    """``lane/case/condition/provider/trial-N``: the same path the trial's files live under."""
+    return f"{lane}/{case_id}/{condition}/{provider}/trial-{trial}"
+
+
+def _check_known(kind: str, flag: str, wanted: Sequence[str], known: Sequence[str]) -> None:
+    unknown = [w for w in wanted if w not in known]
+    if unknown:
+        raise UsageError(
+            f"unknown {kind} {', '.join(repr(u) for u in unknown)} given to {flag}; "
+            f"valid {kind}s: {', '.join(known) or '(none)'}"
+        )
+
+
+def build_plan(
+    suite: Suite,
+    *,
+    lanes: Sequence[str] = (),
+    conditions: Sequence[str] = (),
+    case_ids: Sequence[str] = (),
+    providers: Sequence[str] = ("replay",),
+    model: str | None = None,
+    trials: int = 1,
+) -> Plan:
+    """Expand the suite into work items; filters that name unknown things are a UsageError (exit 2)."""
+    if trials < 1:
+        raise UsageError(f"--trials must be at least 1, got {trials}")
+    _check_known("lane", "--lane", lanes, LANES)
+    condition_ids = [c.id for c in suite.conditions]
+    _check_known("condition", "--condition", conditions, condition_ids)
+    _check_known("case id", "--case", case_ids, [c.id for c in suite.cases])
+    chosen_lanes: tuple[Lane, ...] = tuple(lane for lane in LANES if not lanes or lane in lanes)
+    chosen_conditions = tuple(c for c in condition_ids if not conditions or c in conditions)
+    chosen_providers = tuple(dict.fromkeys(providers))
+    cases = [c for c in suite.cases if (not case_ids or c.id in case_ids) and c.lane in chosen_lanes]
+    items: list[WorkItem] = []
+    for lane in chosen_lanes:
+        for case in (c for c in cases if c.lane == lane):
+            items.extend(_expand(case, chosen_conditions, chosen_providers, model, trials))
+    used_presets = {i.workspace for i in items}
+    return Plan(
+        suite=suite.root,
+        lanes=chosen_lanes,
+        conditions=chosen_conditions,
+        providers=chosen_providers,
+        model=model,
+        trials=trials,
+        items=tuple(items),
+        presets=tuple(p for p in suite.presets if p.id in used_presets),
+    )
+
+
+def _expand(
+    case: Case, conditions: Sequence[str], providers: Sequence[str], model: str | None, trials: int
+) -> list[WorkItem]:
+    return [
+        WorkItem(
+            key=item_key(case.lane, case.id, condition, provider, trial),
+            lane=case.lane,
+            case_id=case.id,
+            condition=condition,
+            provider=provider,
+            model=model,
+            trial=trial,
+            fingerprint=case.fingerprint,
+            workspace=case.workspace,
+        )
+        for condition in conditions
+        if condition in case.conditions
+        for provider in providers
+        for trial in range(1, trials + 1)
+    ]

@@ -1,0 +1,197 @@
+"""Where authoring records definitions, and how a loaded suite is checked and frozen."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from contextvars import ContextVar
+from typing import TypeVar
+
+import msgspec
+
+from .errors import CollectionError, DefinitionError
+from .model import (
+    AntiPatternRule,
+    Case,
+    Condition,
+    DogfoodCase,
+    ExecutionCase,
+    Fixture,
+    FixtureLogContains,
+    Skill,
+    SkillInstall,
+    Suite,
+    WorkspacePreset,
+)
+
+_T = TypeVar("_T", Case, Condition, WorkspacePreset, Skill, AntiPatternRule)
+
+
+class Mark(msgspec.Struct, frozen=True):
+    """A registry position to roll back to when a suite file fails to load."""
+
+    sizes: tuple[int, int, int, int, int]
+
+
+class Registry:
+    """Records definitions in registration order; ``build`` validates references and freezes a Suite."""
+
+    def __init__(self) -> None:
+        self._cases: dict[str, Case] = {}
+        self._conditions: dict[str, Condition] = {}
+        self._presets: dict[str, WorkspacePreset] = {}
+        self._skills: dict[str, Skill] = {}
+        self._anti_patterns: dict[str, AntiPatternRule] = {}
+
+    def _tables(self) -> tuple[dict[str, Case], dict[str, Condition], dict[str, WorkspacePreset], dict[str, Skill],
+                               dict[str, AntiPatternRule]]:
+        return self._cases, self._conditions, self._presets, self._skills, self._anti_patterns
+
+    @staticmethod
+    def _add(table: dict[str, _T], kind: str, key: str, item: _T) -> None:
+        previous = table.get(key)
+        if previous is not None:
+            raise DefinitionError(
+                f"duplicate {kind} {key!r}: first defined at {previous.origin or '<unknown>'}, "
+                f"again at {item.origin or '<unknown>'}; rename one of them",
+                origin=item.origin or None,
+            )
+        table[key] = item
+
+    def add_case(self, case: Case) -> None:
+        self._add(self._cases, "case id", case.id, case)
+
+    def add_condition(self, condition: Condition) -> None:
+        self._add(self._conditions, "condition", condition.id, condition)
+
+    def add_preset(self, preset: WorkspacePreset) -> None:
+        self._add(self._presets, "workspace preset", preset.id, preset)
+
+    def add_skill(self, skill: Skill) -> None:
+        self._add(self._skills, "skill", skill.name, skill)
+
+    def add_anti_pattern(self, rule: AntiPatternRule) -> None:
+        self._add(self._anti_patterns, "anti-pattern rule", rule.id, rule)
+
+    @property
+    def cases(self) -> tuple[Case, ...]:
+        return tuple(self._cases.values())
+
+    def mark(self) -> Mark:
+        a, b, c, d, e = (len(t) for t in self._tables())
+        return Mark(sizes=(a, b, c, d, e))
+
+    def rollback(self, mark: Mark) -> None:
+        """Forget everything registered since ``mark`` (dicts keep insertion order)."""
+        for table, size in zip(self._tables(), mark.sizes, strict=True):
+            for key in list(table)[size:]:
+                del table[key]
+
+    def build(self, root: str, fixtures: tuple[Fixture, ...] = ()) -> Suite:
+        """Validate cross-references and return the frozen Suite; every problem is listed at once."""
+        conditions = tuple(self._conditions.values()) or default_conditions(tuple(self._skills.values()))
+        condition_ids = [c.id for c in conditions]
+        errors: list[str] = []
+        cases: list[Case] = []
+        for case in self._cases.values():
+            errors.extend(_reference_errors(case, condition_ids, self._presets, fixtures, self._skills))
+            if not case.conditions:
+                case = msgspec.structs.replace(case, conditions=tuple(condition_ids))
+            cases.append(case)
+        if errors:
+            raise CollectionError(errors)
+        return Suite(
+            root=root,
+            cases=tuple(cases),
+            conditions=conditions,
+            presets=tuple(self._presets.values()),
+            skills=tuple(self._skills.values()),
+            fixtures=fixtures,
+            anti_patterns=tuple(self._anti_patterns.values()),
+        )
+
+
+def default_conditions(skills: tuple[Skill, ...]) -> tuple[Condition, ...]:
+    """The four standard conditions for the declared skills (``stale`` only where material exists)."""
+    if not skills:
+        return (Condition(id="none", description="baseline: no skill installed or injected"),)
+    stubs = tuple(s.stub for s in skills if s.stub)
+    stale = tuple(s.stale for s in skills if s.stale)
+    out = [
+        Condition(id="none", description="baseline: no skill installed or injected"),
+        Condition(
+            id="self-load",
+            description="skills installed where the agent discovers them natively; the agent must route itself",
+            inject=stubs,
+            install=tuple(SkillInstall(name=s.name, source=s.path) for s in skills),
+        ),
+        Condition(
+            id="preloaded",
+            description="the full SKILL.md text injected into the prompt (the oracle)",
+            inject=tuple(f"{s.path.rstrip('/')}/SKILL.md" for s in skills),
+        ),
+    ]
+    if stale:
+        out.append(Condition(id="stale", description="outdated or wrong guidance injected (measures harm)", inject=stale))
+    return tuple(out)
+
+
+def _reference_errors(
+    case: Case,
+    condition_ids: list[str],
+    presets: dict[str, WorkspacePreset],
+    fixtures: tuple[Fixture, ...],
+    skills: dict[str, Skill],
+) -> list[str]:
+    where = f"{case.origin}: " if case.origin else ""
+    errors: list[str] = []
+    for cond in case.conditions:
+        if cond not in condition_ids:
+            errors.append(
+                f"{where}case {case.id!r}: unknown condition {cond!r}; "
+                f"use one of {', '.join(condition_ids)} or define it with skillgym.condition({cond!r}, ...)"
+            )
+    if case.workspace is not None and case.workspace not in presets:
+        known = ", ".join(presets) or "none defined"
+        errors.append(
+            f"{where}case {case.id!r}: unknown workspace preset {case.workspace!r} (known: {known}); "
+            f"define it with skillgym.workspace_preset({case.workspace!r}, ...)"
+        )
+    if case.expected_skill is not None and skills and case.expected_skill not in skills:
+        errors.append(
+            f"{where}case {case.id!r}: expected skill {case.expected_skill!r} is not a declared skill "
+            f"({', '.join(skills)}); declare it with skillgym.skill(...) or fix the name"
+        )
+    names = {f.name for f in fixtures}
+    wanted: list[tuple[str, str]] = []
+    if isinstance(case, (ExecutionCase, DogfoodCase)):
+        if case.fixture is not None:
+            wanted.append((case.fixture, case.origin))
+        wanted.extend((v.fixture, v.origin) for v in case.verifiers if isinstance(v, FixtureLogContains))
+    for name, origin in wanted:
+        if name not in names:
+            at = f"{origin}: " if origin else where
+            known = ", ".join(sorted(names)) or "none found"
+            errors.append(
+                f"{at}case {case.id!r}: unknown fixture {name!r} (known: {known}); "
+                f"add fixtures/{name}.py to the suite"
+            )
+    return errors
+
+
+_current: ContextVar[Registry] = ContextVar("skillgym_registry", default=Registry())
+
+
+def current_registry() -> Registry:
+    """The registry that authoring records into (the loader installs a fresh one per suite)."""
+    return _current.get()
+
+
+@contextlib.contextmanager
+def use_registry(registry: Registry) -> Iterator[Registry]:
+    """Make ``registry`` current for the body; the previous one is restored even on error."""
+    token = _current.set(registry)
+    try:
+        yield registry
+    finally:
+        _current.reset(token)
