@@ -23,13 +23,17 @@ PROVIDERS = ("replay", "stub", "claude", "codex")
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="skillgym", description="Measure how well coding agents use a skill.")
+    parser = argparse.ArgumentParser(
+        prog="skillgym", description="Measure how well coding agents use a skill."
+    )
     parser.add_argument("--version", action="version", version=f"skillgym {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     listing = sub.add_parser("list", help="list the suite's cases")
     listing.add_argument("--suite", type=Path, default=Path("evals"), help="suite directory (default: evals)")
-    listing.add_argument("--lane", action="append", default=[], choices=LANES, help="only this lane (repeatable)")
+    listing.add_argument(
+        "--lane", action="append", default=[], choices=LANES, help="only this lane (repeatable)"
+    )
     listing.add_argument("--json", action="store_true", help="machine-readable output")
 
     run = sub.add_parser("run", help="run the plan (or print it with --dry-run)")
@@ -112,7 +116,9 @@ def _providers(given: Sequence[str]) -> tuple[str, ...]:
 
     unknown = [p for p in given if p not in PROVIDERS]
     if unknown:
-        raise UsageError(f"unknown provider {unknown[0]!r} given to --provider; valid providers: {', '.join(PROVIDERS)}")
+        raise UsageError(
+            f"unknown provider {unknown[0]!r} given to --provider; valid providers: {', '.join(PROVIDERS)}"
+        )
     return tuple(given) or ("replay",)
 
 
@@ -139,7 +145,9 @@ def _print_plan(plan: Plan, out: Console, *, as_json: bool) -> None:
         markup=False,
     )
     for preset in plan.presets:
-        out.print(f"workspace preset {preset.id} ({preset.mode}): {preset.description}".rstrip(": "), markup=False)
+        out.print(
+            f"workspace preset {preset.id} ({preset.mode}): {preset.description}".rstrip(": "), markup=False
+        )
         if preset.template:
             out.print(f"  template  {preset.template}", markup=False)
         if preset.cwd:

@@ -9,25 +9,26 @@ import msgspec
 Lane: TypeAlias = Literal["prompt", "execution", "dogfood"]
 LANES: tuple[Lane, ...] = ("prompt", "execution", "dogfood")
 Severity: TypeAlias = Literal["info", "warning", "error"]
-ArtifactKind: TypeAlias = Literal["screenshot", "recording", "notes", "manifest", "json", "script", "log", "other"]
+ArtifactKind: TypeAlias = Literal[
+    "screenshot", "recording", "notes", "manifest", "json", "script", "log", "other"
+]
 ValidationProfile: TypeAlias = Literal["contract-reporting", "interactive-renderer"]
 WorkspaceMode: TypeAlias = Literal["isolated", "shared"]
 FixtureEvent: TypeAlias = Literal["start", "input", "output", "resize", "exit"]
-
 
 
 class Data(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Base of every value passed between modules: frozen, keyword-only, strict on input."""
 
 
-class Pattern(Data, kw_only=True):
+class Pattern(Data, frozen=True, kw_only=True):
     """A regular expression searched in text; ``flags`` is a subset of ``"ims"`` (re.I, re.M, re.S)."""
 
     regex: str
     flags: str = "i"
 
 
-class Budget(Data, kw_only=True):
+class Budget(Data, frozen=True, kw_only=True):
     """Limits for one trial: the process deadline, the agent's turn cap and a wall-clock cap."""
 
     timeout_s: float
@@ -35,13 +36,13 @@ class Budget(Data, kw_only=True):
     max_wall_clock_s: float | None = None
 
 
-class TokenBudget(Data, kw_only=True):
+class TokenBudget(Data, frozen=True, kw_only=True):
     """Per-case cost guardrail: how far the median total may rise above its snapshot."""
 
     max_regression_percent: float | None = None
 
 
-class Command(Data, kw_only=True):
+class Command(Data, frozen=True, kw_only=True):
     """A process to run as an argv list (never a shell string), with its own deadline."""
 
     argv: tuple[str, ...]
@@ -52,7 +53,7 @@ class Command(Data, kw_only=True):
     timeout_s: float = 60.0
 
 
-class WorkflowCheck(Data, kw_only=True):
+class WorkflowCheck(Data, frozen=True, kw_only=True):
     """One step the agent is expected to take, judged by patterns in its response or commands."""
 
     id: str
@@ -65,7 +66,7 @@ class WorkflowCheck(Data, kw_only=True):
     origin: str = ""
 
 
-class AntiPatternRule(Data, kw_only=True):
+class AntiPatternRule(Data, frozen=True, kw_only=True):
     """A habit the skill should prevent; fires when any pattern matches outside a negation."""
 
     id: str
@@ -76,27 +77,27 @@ class AntiPatternRule(Data, kw_only=True):
     origin: str = ""
 
 
-class _Verifier(Data, kw_only=True, tag_field="kind"):
+class _Verifier(Data, frozen=True, kw_only=True, tag_field="kind"):
     id: str
     description: str = ""
     required: bool = True
     origin: str = ""
 
 
-class FileExists(_Verifier, kw_only=True, tag="file-exists"):
+class FileExists(_Verifier, frozen=True, kw_only=True, tag="file-exists"):
     """A file (path relative to the workspace) exists after the trial."""
 
     path: str
 
 
-class FileContains(_Verifier, kw_only=True, tag="file-contains"):
+class FileContains(_Verifier, frozen=True, kw_only=True, tag="file-contains"):
     """A workspace file exists and its text matches ``pattern``."""
 
     path: str
     pattern: Pattern
 
 
-class FixtureLogContains(_Verifier, kw_only=True, tag="fixture-log"):
+class FixtureLogContains(_Verifier, frozen=True, kw_only=True, tag="fixture-log"):
     """The fixture's own ground-truth log holds at least ``min_count`` matching events."""
 
     fixture: str
@@ -105,7 +106,7 @@ class FixtureLogContains(_Verifier, kw_only=True, tag="fixture-log"):
     min_count: int = 1
 
 
-class CommandCheck(_Verifier, kw_only=True, tag="command"):
+class CommandCheck(_Verifier, frozen=True, kw_only=True, tag="command"):
     """A command run in the workspace after the trial exits with ``exit_code`` (and prints a match)."""
 
     argv: tuple[str, ...]
@@ -114,11 +115,11 @@ class CommandCheck(_Verifier, kw_only=True, tag="command"):
     timeout_s: float = 30.0
 
 
-class NoLiveSessions(_Verifier, kw_only=True, tag="no-live-sessions"):
+class NoLiveSessions(_Verifier, frozen=True, kw_only=True, tag="no-live-sessions"):
     """No terminal session is left running on the trial's private tmux socket directory."""
 
 
-class ArtifactExists(_Verifier, kw_only=True, tag="artifact-exists"):
+class ArtifactExists(_Verifier, frozen=True, kw_only=True, tag="artifact-exists"):
     """At least ``min_count`` artifacts of ``artifact`` kind exist under the trial's output dir."""
 
     artifact: ArtifactKind
@@ -126,7 +127,7 @@ class ArtifactExists(_Verifier, kw_only=True, tag="artifact-exists"):
     path_patterns: tuple[str, ...] = ()
 
 
-class CustomVerifier(_Verifier, kw_only=True, tag="custom"):
+class CustomVerifier(_Verifier, frozen=True, kw_only=True, tag="custom"):
     """A user function ``module:function`` called with the trial context and ``config``."""
 
     target: str
@@ -134,11 +135,17 @@ class CustomVerifier(_Verifier, kw_only=True, tag="custom"):
 
 
 Verifier: TypeAlias = (
-    FileExists | FileContains | FixtureLogContains | CommandCheck | NoLiveSessions | ArtifactExists | CustomVerifier
+    FileExists
+    | FileContains
+    | FixtureLogContains
+    | CommandCheck
+    | NoLiveSessions
+    | ArtifactExists
+    | CustomVerifier
 )
 
 
-class ArtifactRequirement(Data, kw_only=True):
+class ArtifactRequirement(Data, frozen=True, kw_only=True):
     """Evidence files the agent must leave, matched by kind and optional glob patterns."""
 
     artifact: ArtifactKind
@@ -149,7 +156,7 @@ class ArtifactRequirement(Data, kw_only=True):
     origin: str = ""
 
 
-class ReportRequirement(Data, kw_only=True):
+class ReportRequirement(Data, frozen=True, kw_only=True):
     """Something the dogfood report must contain: a section and/or patterns, without forbidden ones."""
 
     id: str
@@ -161,7 +168,7 @@ class ReportRequirement(Data, kw_only=True):
     origin: str = ""
 
 
-class ProofBundle(Data, kw_only=True):
+class ProofBundle(Data, frozen=True, kw_only=True):
     """Which kinds of evidence a dogfood proof bundle must hold."""
 
     screenshot: bool = False
@@ -170,7 +177,7 @@ class ProofBundle(Data, kw_only=True):
     manifest: bool = False
 
 
-class _Case(Data, kw_only=True, tag_field="lane"):
+class _Case(Data, frozen=True, kw_only=True, tag_field="lane"):
     lane_name: ClassVar[Lane]
 
     id: str
@@ -181,6 +188,7 @@ class _Case(Data, kw_only=True, tag_field="lane"):
     anti_patterns: tuple[AntiPatternRule, ...] = ()
     budget: Budget
     workspace: str | None = None
+    env: dict[str, str] = {}
     token_budget: TokenBudget = TokenBudget()
     tags: tuple[str, ...] = ()
     description: str = ""
@@ -192,7 +200,7 @@ class _Case(Data, kw_only=True, tag_field="lane"):
         return self.lane_name
 
 
-class PromptCase(_Case, kw_only=True, tag="prompt"):
+class PromptCase(_Case, frozen=True, kw_only=True, tag="prompt"):
     """Routing and planning: the agent answers in text; ``context`` is shown, ``grader_notes`` never."""
 
     lane_name: ClassVar[Lane] = "prompt"
@@ -205,7 +213,7 @@ class PromptCase(_Case, kw_only=True, tag="prompt"):
     rubric: tuple[str, ...] = ()
 
 
-class ExecutionCase(_Case, kw_only=True, tag="execution"):
+class ExecutionCase(_Case, frozen=True, kw_only=True, tag="execution"):
     """The agent performs ``task`` in a workspace; required verifiers judge the real effects."""
 
     lane_name: ClassVar[Lane] = "execution"
@@ -218,7 +226,7 @@ class ExecutionCase(_Case, kw_only=True, tag="execution"):
     reference_steps: int | None = None
 
 
-class DogfoodCase(_Case, kw_only=True, tag="dogfood"):
+class DogfoodCase(_Case, frozen=True, kw_only=True, tag="dogfood"):
     """Exploratory QA: the agent leaves a proof bundle and a report, graded for evidence."""
 
     lane_name: ClassVar[Lane] = "dogfood"
@@ -232,20 +240,21 @@ class DogfoodCase(_Case, kw_only=True, tag="dogfood"):
     report_requirements: tuple[ReportRequirement, ...] = ()
     verifiers: tuple[Verifier, ...] = ()
     artifacts: tuple[ArtifactRequirement, ...] = ()
+    taxonomy: tuple[str, ...] = ()  # issue labels the report should use; empty: not scored
     pass_threshold: float = 0.6
 
 
 Case: TypeAlias = PromptCase | ExecutionCase | DogfoodCase
 
 
-class SkillInstall(Data, kw_only=True):
+class SkillInstall(Data, frozen=True, kw_only=True):
     """A skill folder (relative to the suite root) installed where the agent discovers skills."""
 
     name: str
     source: str
 
 
-class Condition(Data, kw_only=True):
+class Condition(Data, frozen=True, kw_only=True):
     """How the skill reaches the agent: files installed natively, text injected, extra env."""
 
     id: str
@@ -257,7 +266,7 @@ class Condition(Data, kw_only=True):
     origin: str = ""
 
 
-class WorkspacePreset(Data, kw_only=True):
+class WorkspacePreset(Data, frozen=True, kw_only=True):
     """Declarative setup of a trial workspace: template copy, bootstrap commands, cwd and env."""
 
     id: str
@@ -270,7 +279,7 @@ class WorkspacePreset(Data, kw_only=True):
     origin: str = ""
 
 
-class Skill(Data, kw_only=True):
+class Skill(Data, frozen=True, kw_only=True):
     """A skill under test: its folder, and the material for the self-load and stale conditions."""
 
     name: str
@@ -280,14 +289,14 @@ class Skill(Data, kw_only=True):
     origin: str = ""
 
 
-class Fixture(Data, kw_only=True):
+class Fixture(Data, frozen=True, kw_only=True):
     """A small program under test, run inside the workspace; ``path`` is relative to the suite root."""
 
     name: str
     path: str
 
 
-class Suite(Data, kw_only=True):
+class Suite(Data, frozen=True, kw_only=True):
     """A loaded, validated suite: everything a plan needs, in registration order."""
 
     root: str

@@ -8,7 +8,7 @@ from .errors import UsageError
 from .model import LANES, Case, Data, Lane, Suite, WorkspacePreset
 
 
-class WorkItem(Data, kw_only=True):
+class WorkItem(Data, frozen=True, kw_only=True):
     """One trial to run; ``key`` is stable across runs and mirrors the trial's directory."""
 
     key: str
@@ -22,7 +22,7 @@ class WorkItem(Data, kw_only=True):
     workspace: str | None
 
 
-class Plan(Data, kw_only=True):
+class Plan(Data, frozen=True, kw_only=True):
     """Everything ``run`` will do, in execution order; a dry run prints it and stops."""
 
     suite: str

@@ -6,7 +6,9 @@ import re
 from collections.abc import Iterable, Mapping
 
 REDACTED = "<redacted>"
-_SECRET_KEY = re.compile(r"(TOKEN|KEY|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$|^(TOKEN|KEY|SECRET|PASSWORD)_", re.I)
+_SECRET_KEY = re.compile(
+    r"(TOKEN|KEY|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$|^(TOKEN|KEY|SECRET|PASSWORD)_", re.I
+)
 # Values this short are too likely to appear innocently (e.g. "1") to scrub from free text.
 _MIN_SCRUB_LENGTH = 6
 

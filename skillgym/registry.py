@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 from contextvars import ContextVar
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -43,8 +43,7 @@ class Registry:
         self._skills: dict[str, Skill] = {}
         self._anti_patterns: dict[str, AntiPatternRule] = {}
 
-    def _tables(self) -> tuple[dict[str, Case], dict[str, Condition], dict[str, WorkspacePreset], dict[str, Skill],
-                               dict[str, AntiPatternRule]]:
+    def _tables(self) -> tuple[dict[str, Any], ...]:
         return self._cases, self._conditions, self._presets, self._skills, self._anti_patterns
 
     @staticmethod
@@ -121,7 +120,7 @@ def default_conditions(skills: tuple[Skill, ...]) -> tuple[Condition, ...]:
         Condition(id="none", description="baseline: no skill installed or injected"),
         Condition(
             id="self-load",
-            description="skills installed where the agent discovers them natively; the agent must route itself",
+            description="skills installed where the agent finds them natively; it must route itself",
             inject=stubs,
             install=tuple(SkillInstall(name=s.name, source=s.path) for s in skills),
         ),
@@ -132,7 +131,11 @@ def default_conditions(skills: tuple[Skill, ...]) -> tuple[Condition, ...]:
         ),
     ]
     if stale:
-        out.append(Condition(id="stale", description="outdated or wrong guidance injected (measures harm)", inject=stale))
+        out.append(
+            Condition(
+                id="stale", description="outdated or wrong guidance injected (measures harm)", inject=stale
+            )
+        )
     return tuple(out)
 
 
@@ -179,12 +182,14 @@ def _reference_errors(
     return errors
 
 
-_current: ContextVar[Registry] = ContextVar("skillgym_registry", default=Registry())
+# Case files imported outside the loader (a notebook, a test) record into this process-wide registry.
+_process_registry = Registry()
+_current: ContextVar[Registry | None] = ContextVar("skillgym_registry", default=None)
 
 
 def current_registry() -> Registry:
     """The registry that authoring records into (the loader installs a fresh one per suite)."""
-    return _current.get()
+    return _current.get() or _process_registry
 
 
 @contextlib.contextmanager

@@ -299,6 +299,8 @@ def compare_paired(
     A single pair always reads "inconclusive": its bootstrap interval is a point, and treating a
     point as evidence is how a predecessor reported any --trials 1 delta as "improved". Interval
     bounds within tie_tolerance of zero count as touching zero, so float noise is never a verdict.
+    A bootstrap over a handful of pairs is too narrow, so a verdict also needs the exact sign test
+    to reject "no difference" at the same level: two or three agreeing cases stay "inconclusive".
     """
     if tie_tolerance < 0.0:
         raise ValueError(f"tie_tolerance must be non-negative; found {tie_tolerance!r}")
@@ -307,8 +309,9 @@ def compare_paired(
     wins = sum(1 for d in diffs if d > tie_tolerance)
     losses = sum(1 for d in diffs if d < -tie_tolerance)
     interval = paired_bootstrap_diff(pairs, resamples, level, seed)
+    p_value = sign_test_p(wins, losses) if diffs else None
     verdict: Verdict = "inconclusive"
-    if interval is not None and len(diffs) >= 2:
+    if interval is not None and p_value is not None and p_value < 1.0 - level:
         if interval.low > tie_tolerance:
             verdict = "improved"
         elif interval.high < -tie_tolerance:
@@ -321,7 +324,7 @@ def compare_paired(
         wins=wins,
         ties=len(diffs) - wins - losses,
         losses=losses,
-        p_value=sign_test_p(wins, losses) if diffs else None,
+        p_value=p_value,
         verdict=verdict,
     )
 

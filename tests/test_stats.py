@@ -185,8 +185,10 @@ def test_pass_at_k_known_values() -> None:
 
 def test_pass_at_k_stays_accurate_for_large_n_and_tiny_values() -> None:
     # A naive 1 - C(n-c,k)/C(n,k) in floats overflows here or loses every significant digit.
-    assert pass_at_k(2000, 1, 1) == pytest.approx(1 / 2000, rel=1e-12)
-    assert pass_at_k(100_000, 1, 1) == pytest.approx(1e-5, rel=1e-12)
+    assert pass_at_k(2000, 1, 1) == pytest.approx(1 / 2000, rel=1e-12, abs=0)
+    assert pass_at_k(100_000, 1, 1) == pytest.approx(1e-5, rel=1e-12, abs=0)
+    assert pass_at_k(10**9, 1, 1) == pytest.approx(1e-9, rel=1e-12, abs=0)
+    assert pass_at_k(10**20, 1, 1) == pytest.approx(1e-20, rel=1e-12, abs=0)
     assert pass_at_k(2000, 1000, 100) == pytest.approx(1.0)
     assert pass_hat_k(2000, 1000, 3) == pytest.approx(1000 * 999 * 998 / (2000 * 1999 * 1998), rel=1e-12)
 
@@ -266,14 +268,14 @@ def test_mean_interval_rejects_non_finite_values() -> None:
 @given(wins=st.integers(min_value=0, max_value=40), losses=st.integers(min_value=0, max_value=40))
 def test_sign_test_matches_brute_force(wins: int, losses: int) -> None:
     expected = 1.0 if wins + losses == 0 else _binomial_two_sided(wins, wins + losses)
-    assert sign_test_p(wins, losses) == pytest.approx(expected, rel=1e-12)
+    assert sign_test_p(wins, losses) == pytest.approx(expected, rel=1e-12, abs=0)
     assert sign_test_p(wins, losses) == sign_test_p(losses, wins)
 
 
 @given(b=st.integers(min_value=0, max_value=40), c=st.integers(min_value=0, max_value=40))
 def test_mcnemar_matches_brute_force(b: int, c: int) -> None:
     expected = 1.0 if b + c == 0 else _binomial_two_sided(b, b + c)
-    assert mcnemar_exact_p(b, c) == pytest.approx(expected, rel=1e-12)
+    assert mcnemar_exact_p(b, c) == pytest.approx(expected, rel=1e-12, abs=0)
 
 
 def test_exact_tests_known_values() -> None:
@@ -448,3 +450,10 @@ def test_iqr_matches_statistics_inclusive_quartiles(values: list[float]) -> None
     assert interquartile_range(values) == pytest.approx(q3 - q1, abs=1e-6)
     assert spread(values) == (min(values), max(values))
     assert median(values) == statistics.median(values)
+
+
+def test_few_agreeing_pairs_stay_inconclusive_until_the_sign_test_agrees() -> None:
+    # Bootstrap alone calls three agreeing pairs "improved"; the exact sign test (p = 0.25) does not.
+    assert compare_paired("lift", [(1.0, 0.0), (0.8, 0.0), (0.9, 0.0)]).verdict == "inconclusive"
+    assert compare_paired("lift", [(1.0, 0.0)] * 6).verdict == "improved"
+    assert compare_paired("harm", [(0.0, 1.0)] * 6).verdict == "regressed"

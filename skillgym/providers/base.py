@@ -1,0 +1,64 @@
+"""The provider contract: detect once per run, then invoke once per trial and return a Trace."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from ..model import Data, Lane
+from ..results import ErrorClass
+from ..trace import Trace
+
+
+class Detection(Data, frozen=True, kw_only=True):
+    """Whether a provider can run here; ``problem`` says what is wrong and how to fix it."""
+
+    provider: str
+    available: bool
+    version: str | None = None
+    default_model: str | None = None
+    problem: str | None = None
+
+
+class ProviderRequest(Data, frozen=True, kw_only=True):
+    """Everything a provider needs for one trial; paths are absolute."""
+
+    key: str
+    lane: Lane
+    case_id: str
+    condition: str
+    trial: int
+    model: str | None
+    prompt: str
+    workspace: str
+    trial_dir: str
+    env: dict[str, str]
+    timeout_s: float
+    max_turns: int | None = None
+    stdout_path: str
+    stderr_path: str
+    record_path: str | None = None  # --record: where to save the raw stream as a cassette
+
+
+class ProviderResult(Data, frozen=True, kw_only=True):
+    """The outcome of one invocation; a failure is data (error class and message), never a raise."""
+
+    ok: bool
+    trace: Trace
+    model: str | None = None
+    exit_code: int | None = None
+    error_class: ErrorClass | None = None
+    error_message: str | None = None
+    cassette: str | None = None  # the cassette that was replayed or recorded, if any
+    warnings: tuple[str, ...] = ()  # worth showing, not a failure (for example a stale cassette)
+
+
+class Provider(Protocol):
+    """An adapter that runs an agent (or stands in for one)."""
+
+    name: str
+    # Where this agent discovers skills natively, relative to the workspace (self-load installs there).
+    skill_dirs: tuple[str, ...]
+
+    async def detect(self) -> Detection: ...
+
+    async def invoke(self, request: ProviderRequest) -> ProviderResult: ...

@@ -1,0 +1,108 @@
+"""What a trial produces: its grade (checks, findings, score) and its result record on disk."""
+
+from __future__ import annotations
+
+from typing import Literal, TypeAlias
+
+from .model import Data, Lane, Severity
+from .trace import TokenUsage
+
+RESULT_SCHEMA = 1
+
+Status: TypeAlias = Literal["passed", "failed", "errored"]
+ErrorClass: TypeAlias = Literal[
+    "provider-unavailable",
+    "timeout",
+    "provider-error",
+    "environment-error",
+    "grader-error",
+    "interrupted",
+]
+CheckKind: TypeAlias = Literal[
+    "skill", "expected-pattern", "forbidden-pattern", "workflow", "verifier", "artifact", "report", "bundle"
+]
+
+
+class CheckOutcome(Data, frozen=True, kw_only=True):
+    """One graded requirement: whether it held, whether it gates the pass, and why."""
+
+    id: str
+    kind: CheckKind
+    required: bool
+    passed: bool
+    message: str = ""
+
+
+class Finding(Data, frozen=True, kw_only=True):
+    """An anti-pattern occurrence; ``negated`` ones ("instead of sleep") are kept but never gate."""
+
+    rule_id: str
+    severity: Severity
+    message: str
+    matched_text: str = ""
+    line: int | None = None
+    suggested_fix: str = ""
+    negated: bool = False
+
+
+class ScoreItem(Data, frozen=True, kw_only=True):
+    """One component of the continuous score."""
+
+    name: str
+    score: float
+    max_score: float
+    reason: str = ""
+
+
+class Grade(Data, frozen=True, kw_only=True):
+    """A lane grader's verdict: ``passed`` is the strict rule, ``score`` (0..1) ranks and compares."""
+
+    passed: bool
+    score: float
+    items: tuple[ScoreItem, ...] = ()
+    checks: tuple[CheckOutcome, ...] = ()
+    findings: tuple[Finding, ...] = ()
+    reasons: tuple[str, ...] = ()
+    selected_skills: tuple[str, ...] = ()
+
+
+class TrialPaths(Data, frozen=True, kw_only=True):
+    """Files of one trial, relative to the run directory; every path given here exists after the run."""
+
+    dir: str
+    result: str
+    trace: str | None = None
+    stdout: str | None = None
+    stderr: str | None = None
+    token_usage: str | None = None
+    workspace: str | None = None
+    bundle: str | None = None
+    cassette: str | None = None
+
+
+class TrialResult(Data, frozen=True, kw_only=True):
+    """The record of one trial: identity, outcome, grade, usage, timing and paths."""
+
+    schema: int = RESULT_SCHEMA
+    key: str
+    lane: Lane
+    case_id: str
+    category: str
+    condition: str
+    provider: str
+    model: str | None
+    trial: int
+    fingerprint: str
+    status: Status
+    error_class: ErrorClass | None = None
+    error_message: str | None = None
+    grade: Grade | None = None
+    usage: TokenUsage | None = None
+    started_at: float
+    finished_at: float
+    duration_s: float
+    paths: TrialPaths
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "passed"
