@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+from .authoring import anti_pattern as anti_pattern
+from .authoring import condition as condition
+from .authoring import dogfood_case as dogfood_case
+from .authoring import execution_case as execution_case
+from .authoring import prompt_case as prompt_case
+from .authoring import skill as skill
+from .authoring import workspace_preset as workspace_preset
 from .errors import CollectionError as CollectionError
 from .errors import DefinitionError as DefinitionError
 from .errors import RecorderClosedError as RecorderClosedError
@@ -60,5 +67,12 @@ __all__ = (
     "WorkflowCheck",
     "WorkspacePreset",
     "__version__",
+    "anti_pattern",
+    "condition",
+    "dogfood_case",
+    "execution_case",
     "fingerprint",
+    "prompt_case",
+    "skill",
+    "workspace_preset",
 )

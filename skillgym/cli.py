@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -11,14 +13,15 @@ from rich.console import Console
 
 from . import __version__
 from .console import columns, make_console
-from .errors import SkillgymError
+from .errors import SkillgymError, UsageError
 from .fingerprint import short
 from .loader import load_suite
 from .model import LANES, WorkspacePreset
 from .plan import Plan, build_plan
-from .redact import redact_env
+from .redact import redact_env, secret_values
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+DEFAULT_CONCURRENCY = 4
 PROVIDERS = ("replay", "stub", "claude", "codex")
 
 
@@ -46,6 +49,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--model", default=None, help="model id passed to the provider")
     run.add_argument("--trials", type=int, default=1, help="trials per case and condition (default 1)")
+    run.add_argument(
+        "--concurrency", type=int, default=DEFAULT_CONCURRENCY, help=f"trials at once (default {DEFAULT_CONCURRENCY})"
+    )
+    run.add_argument("--output", type=Path, default=Path("runs"), help="where run directories go (default: runs)")
+    run.add_argument("--keep-workspaces", action="store_true", help="keep every workspace, not only failed ones")
+    run.add_argument("--record", action="store_true", help="save each trial's raw provider stream as a cassette")
+    run.add_argument("--replay-source", metavar="PROVIDER/MODEL", help="which recorded cassettes replay plays")
+    run.add_argument("--compare-baseline", type=Path, metavar="REPORT", help="compare with an earlier report.json")
     run.add_argument("--dry-run", action="store_true", help="print the plan; invoke and write nothing")
     run.add_argument("--json", action="store_true", help="machine-readable output")
     return parser
@@ -69,7 +80,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _list(args: argparse.Namespace, out: Console) -> int:
     suite = load_suite(args.suite)
-    cases = [c for c in suite.cases if not args.lane or c.lane in args.lane]
+    cases = sorted(
+        (c for c in suite.cases if not args.lane or c.lane in args.lane), key=lambda c: LANES.index(c.lane)
+    )
     if args.json:
         rows = [
             {
@@ -106,14 +119,43 @@ def _run(args: argparse.Namespace, out: Console) -> int:
     if args.dry_run:
         _print_plan(plan, out, as_json=args.json)
         return EXIT_OK
-    raise SkillgymError(
-        "the run engine is not available yet: only `skillgym run --dry-run` works in this version"
+    # The engine is imported only when a run really starts: `list` and `--dry-run` stay fast.
+    import anyio
+
+    from .report import load_report
+    from .reporters.events_log import EventLogWriter
+    from .reporters.final import FinalReporter
+    from .runner import RunOptions, execute, new_run_id
+
+    if args.concurrency < 1:
+        raise UsageError(f"--concurrency must be at least 1, got {args.concurrency}")
+    baseline = load_report(args.compare_baseline) if args.compare_baseline else None
+    options = RunOptions(
+        output=str(args.output),
+        concurrency=args.concurrency,
+        keep_workspaces=args.keep_workspaces,
+        record=args.record,
+        replay_source=args.replay_source,
+        baseline_report=str(args.compare_baseline) if args.compare_baseline else None,
+        argv=tuple(sys.argv),
+        run_id=new_run_id(),
+        secrets=secret_values(os.environ),
     )
+    run_dir = Path(options.output) / str(options.run_id)
+    final = FinalReporter(run_dir, baseline=baseline)
+    subscribers = [EventLogWriter(run_dir / "events.jsonl"), final]
+    outcome = anyio.run(lambda: execute(plan, suite, options, subscribers, run_dir=run_dir))
+    c = outcome.counts
+    out.print(
+        f"{c.total} trials: {c.passed} passed, {c.failed} failed, {c.errored} errored"
+        + (" (interrupted)" if outcome.interrupted else ""),
+        markup=False,
+    )
+    out.print(f"report: {run_dir / 'report.md'}", markup=False)
+    return outcome.exit_code
 
 
 def _providers(given: Sequence[str]) -> tuple[str, ...]:
-    from .errors import UsageError
-
     unknown = [p for p in given if p not in PROVIDERS]
     if unknown:
         raise UsageError(

@@ -35,7 +35,7 @@ class CollectionError(SkillgymError):
     def __init__(self, errors: list[str]) -> None:
         self.errors = errors
         lines = "\n".join(f"  {e}" for e in errors)
-        super().__init__(f"{len(errors)} suite file(s) failed to load:\n{lines}")
+        super().__init__(f"the suite did not load ({len(errors)} problem(s)):\n{lines}")
 
 
 class UsageError(SkillgymError, ValueError):

@@ -55,10 +55,13 @@ def load_suite(root: Path) -> Suite:
             except Exception as exc:  # a broken file is data: report it and keep loading the others
                 registry.rollback(mark)
                 errors.append(describe_load_error(exc, path))
-    fixtures = discover_fixtures(root)
+    try:
+        suite = registry.build(_display(root), discover_fixtures(root))
+    except CollectionError as exc:  # list reference problems alongside the files that failed
+        raise CollectionError(errors + exc.errors) from None
     if errors:
         raise CollectionError(errors)
-    return registry.build(_display(root), fixtures)
+    return suite
 
 
 def _module_name(path: Path, root: Path) -> str:

@@ -61,7 +61,8 @@ class Slot(Generic[_T]):
     def set(self, value: _T, *, origin: str, case_id: str) -> None:
         if self.origin is not None:
             raise DefinitionError(
-                f"{self.call} was already called at {self.origin}; a case takes it once: remove one of the calls",
+                f"{self.call} was already called at {self.origin}; a case takes it once: "
+                "remove one of the calls",
                 case_id=case_id,
                 origin=origin,
             )
@@ -96,9 +97,9 @@ class Recorder:
         at = caller_origin()
         if self._closed:
             raise RecorderClosedError(
-                f"{at}: {self._label()} of case {self._case_id!r} is closed: .{method}() was called after its "
-                f"block ended (the block was opened at {self._opened_at}); move the call inside the `with` "
-                "block (or inside the decorated function)"
+                f"{at}: {self._label()} of case {self._case_id!r} is closed: .{method}() was called "
+                f"after its block ended (the block was opened at {self._opened_at}); move the call inside "
+                "the `with` block (or inside the decorated function)"
             )
         return at
 
@@ -115,7 +116,8 @@ class Block(Recorder):
         if self._closed:
             raise RecorderClosedError(
                 f"{at}: {self._label()} of case {self._case_id!r} is closed (its block was opened at "
-                f"{self._opened_at}); a block is used once: call the case builder's method again for a new one"
+                f"{self._opened_at}); a block is used once: call the case builder's method again for a "
+                "new one"
             )
         return self
 

@@ -27,6 +27,7 @@ class ProviderRequest(Data, frozen=True, kw_only=True):
     case_id: str
     condition: str
     trial: int
+    fingerprint: str
     model: str | None
     prompt: str
     workspace: str

@@ -1,0 +1,402 @@
+"""The case builder every lane shares: common fields, steps, compile, and the lane-misuse guard."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+import msgspec
+
+from ..errors import DefinitionError
+from ..model import AntiPatternRule, Budget, Case, Lane, Severity, TokenBudget, WorkflowCheck
+from .assertions import AssertionsBuilder
+from .checks import (
+    PatternLike,
+    check_choice,
+    check_env,
+    check_id,
+    check_ids,
+    check_int,
+    check_number,
+    check_text,
+    to_patterns,
+)
+from .graph import check_unique, check_workflow
+from .recorder import Recorder, Slot, caller_origin
+from .report import ProofBundleBuilder, ReportBuilder
+from .steps import StepBuilder
+from .workflow import WorkflowBuilder, raw_check
+
+_CaseT = TypeVar("_CaseT", bound=Case)
+_ChildT = TypeVar("_ChildT", bound=Recorder)
+
+SEVERITIES: tuple[Severity, ...] = ("info", "warning", "error")
+
+# Lane builders by lane, filled as the lane modules define their classes (see __init_subclass__).
+_LANE_BUILDERS: dict[str, type[CaseBuilder]] = {}
+# Nested recorders and the block that records their methods, for "c.file_exists() goes inside ..." hints.
+_NESTED: tuple[tuple[type[Recorder], str], ...] = (
+    (StepBuilder, "`with c.step(id) as s:`"),
+    (WorkflowBuilder, "`with c.workflow() as w:`"),
+    (AssertionsBuilder, "`with c.assertions() as a:`"),
+    (ReportBuilder, "`with c.report() as r:`"),
+    (ProofBundleBuilder, "`with c.proof_bundle() as b:`"),
+)
+# What to do instead when a method of another lane is called, where a better fix than "change lane" exists.
+_LANE_FIXES: dict[str, str] = {
+    "prompt": "say what the agent must do with c.task(...)",
+    "task": "give the agent's request with c.prompt(...)",
+    "must_mention": (
+        "check the commands the agent ran with a step (`with c.step(id) as s: s.must_mention(...)`) and real "
+        "effects with `with c.assertions() as a:`"
+    ),
+    "must_not_mention": (
+        "forbid commands with a step (`with c.step(id) as s: s.must_not_mention(...)`) or c.anti_pattern(...)"
+    ),
+    "assertions": (
+        "a prompt case is graded on the answer text: use c.must_mention(...) or `with c.step(id) as s:`; "
+        "write an execution_case to check real effects"
+    ),
+    "workflow": "a prompt case has no commands to check: describe the plan with `with c.step(id) as s:`",
+}
+
+
+class LaneError(DefinitionError, AttributeError):
+    """A method of another lane's builder was called (an AttributeError too, so ``hasattr`` stays False)."""
+
+
+class CaseBuilder(Recorder):
+    """Fields and steps every lane records; a lane subclass adds its own and builds its Struct."""
+
+    lane: ClassVar[Lane]
+    default_budget: ClassVar[Budget]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "lane" in cls.__dict__:
+            _LANE_BUILDERS[cls.lane] = cls
+
+    def __init__(self, case_id: str, opened_at: str) -> None:
+        super().__init__(case_id=case_id, opened_at=opened_at)
+        self._category = Slot[str]("c.category()", "")
+        self._expected_skill = Slot[str | None]("c.expect_skill()", None)
+        self._conditions: list[str] = []
+        self._workspace = Slot[str | None]("c.workspace()", None)
+        self._env = Slot[dict[str, str]]("c.env()", {})
+        self._budget = Slot[Budget]("c.budget()", self.default_budget)
+        self._token_budget = Slot[TokenBudget]("c.token_budget()", TokenBudget())
+        self._tags: list[str] = []
+        self._description = Slot[str]("c.describe()", "")
+        self._anti_patterns: list[AntiPatternRule] = []
+        self._workflow_parts: list[StepBuilder | WorkflowBuilder | WorkflowCheck] = []
+        self._children: list[Recorder] = []
+
+    def _label(self) -> str:
+        return type(self).__name__
+
+    # Common fields
+
+    def category(self, name: str) -> None:
+        """The case's group in reports (for example "trigger", "session", "bug-repro")."""
+        at = self._use("category")
+        self._category.set(
+            check_text(name, what="category", case_id=self._case_id, origin=at),
+            origin=at,
+            case_id=self._case_id,
+        )
+
+    def expect_skill(self, name: str | None) -> None:
+        """The skill the agent should use; ``None`` when it should use none (a should-not-trigger case)."""
+        at = self._use("expect_skill")
+        if name is not None:
+            name = check_id(name, what="skill name", case_id=self._case_id, origin=at)
+        self._expected_skill.set(name, origin=at, case_id=self._case_id)
+
+    def conditions(self, *ids: str) -> None:
+        """Run the case only under these conditions (default: every condition the suite defines)."""
+        at = self._use("conditions")
+        if not ids:
+            raise DefinitionError(
+                "c.conditions() needs at least one condition id; leave it out to run under every condition",
+                case_id=self._case_id,
+                origin=at,
+            )
+        for ident in check_ids(ids, what="condition id", case_id=self._case_id, origin=at):
+            if ident not in self._conditions:
+                self._conditions.append(ident)
+
+    def workspace(self, preset_id: str) -> None:
+        """Set up the trial's workspace with the named preset (see skillgym.workspace_preset)."""
+        at = self._use("workspace")
+        ident = check_id(preset_id, what="workspace preset id", case_id=self._case_id, origin=at)
+        self._workspace.set(ident, origin=at, case_id=self._case_id)
+
+    def env(self, variables: Mapping[str, str]) -> None:
+        """Extra environment variables for the agent in this case (layered over the preset's)."""
+        at = self._use("env")
+        self._env.set(
+            check_env(variables, what="c.env()", case_id=self._case_id, origin=at),
+            origin=at,
+            case_id=self._case_id,
+        )
+
+    def budget(
+        self,
+        *,
+        timeout_s: float | None = None,
+        max_turns: int | None = None,
+        max_wall_clock_s: float | None = None,
+    ) -> None:
+        """Limits for one trial; a value left out keeps the lane's default."""
+        at = self._use("budget")
+        if timeout_s is None and max_turns is None and max_wall_clock_s is None:
+            raise DefinitionError(
+                "c.budget() sets nothing; pass timeout_s=, max_turns= or max_wall_clock_s=",
+                case_id=self._case_id,
+                origin=at,
+            )
+        base = self.default_budget
+        budget = Budget(
+            timeout_s=base.timeout_s
+            if timeout_s is None
+            else check_number(timeout_s, what="timeout_s", case_id=self._case_id, origin=at),
+            max_turns=base.max_turns
+            if max_turns is None
+            else check_int(max_turns, what="max_turns", case_id=self._case_id, origin=at),
+            max_wall_clock_s=base.max_wall_clock_s
+            if max_wall_clock_s is None
+            else check_number(max_wall_clock_s, what="max_wall_clock_s", case_id=self._case_id, origin=at),
+        )
+        self._budget.set(budget, origin=at, case_id=self._case_id)
+
+    def token_budget(self, *, max_regression_percent: float) -> None:
+        """How far the median token total may rise above the case's snapshot before it is a regression."""
+        at = self._use("token_budget")
+        percent = check_number(
+            max_regression_percent,
+            what="max_regression_percent",
+            case_id=self._case_id,
+            origin=at,
+            inclusive=True,
+        )
+        self._token_budget.set(TokenBudget(max_regression_percent=percent), origin=at, case_id=self._case_id)
+
+    def tags(self, *tags: str) -> None:
+        """Free-form labels for selecting and grouping cases."""
+        at = self._use("tags")
+        for tag in tags:
+            text = check_text(tag, what="tag", case_id=self._case_id, origin=at)
+            if text not in self._tags:
+                self._tags.append(text)
+
+    def describe(self, text: str) -> None:
+        """A note for people reading reports; it never reaches the agent or the fingerprint."""
+        at = self._use("describe")
+        self._description.set(
+            check_text(text, what="description", case_id=self._case_id, origin=at),
+            origin=at,
+            case_id=self._case_id,
+        )
+
+    def anti_pattern(
+        self,
+        rule_id: str,
+        /,
+        *patterns: PatternLike,
+        severity: Severity = "warning",
+        description: str = "",
+        suggested_fix: str = "",
+    ) -> None:
+        """A habit the skill should prevent in this case; ``severity="error"`` fails a trial it fires in."""
+        at = self._use("anti_pattern")
+        self._anti_patterns.append(
+            make_anti_pattern(
+                rule_id, patterns, severity, description, suggested_fix, case_id=self._case_id, origin=at
+            )
+        )
+
+    # Workflow steps
+
+    def step(
+        self,
+        step_id: str,
+        /,
+        description: str = "",
+        required: bool = True,
+        weight: float = 1.0,
+        depends_on: Sequence[str] = (),
+    ) -> StepBuilder:
+        """Open ``with c.step(id) as s:`` to record one step the agent is expected to take."""
+        at = self._use("step")
+        ident = check_id(step_id, what="step id", case_id=self._case_id, origin=at)
+        if isinstance(depends_on, str):
+            depends_on = (depends_on,)
+        step = StepBuilder(
+            case_id=self._case_id,
+            opened_at=at,
+            step_id=ident,
+            description=check_text(
+                description, what="description", case_id=self._case_id, origin=at, allow_empty=True
+            ),
+            required=bool(required),
+            weight=check_number(
+                weight, what=f"weight of step {ident!r}", case_id=self._case_id, origin=at, inclusive=True
+            ),
+            depends_on=check_ids(depends_on, what="step id", case_id=self._case_id, origin=at),
+        )
+        self._workflow_parts.append(step)
+        return self._open_child(step)
+
+    def raw_workflow_check(self, check: WorkflowCheck) -> None:
+        """Append a WorkflowCheck Struct as given (its origin is filled in when empty)."""
+        at = self._use("raw_workflow_check")
+        self._workflow_parts.append(raw_check(check, case_id=self._case_id, origin=at))
+
+    def _step_ids(self) -> list[str]:
+        ids: list[str] = []
+        for part in self._workflow_parts:
+            if isinstance(part, StepBuilder):
+                ids.append(part.id)
+            elif isinstance(part, WorkflowBuilder):
+                ids.extend(part._step_ids())
+            else:
+                ids.append(part.id)
+        return ids
+
+    def _claim_step_id(self, stem: str) -> str:
+        taken = set(self._step_ids())
+        ident, n = stem, 1
+        while ident in taken:
+            n += 1
+            ident = f"{stem}-{n}"
+        return ident
+
+    # Compile
+
+    def _missing(self) -> list[str]:
+        """Required calls not made, each as "what (call ...)"; lanes extend it."""
+        return [] if self._category.is_set else ['a category (call c.category("..."))']
+
+    def _build(self) -> Case:
+        """The lane's Struct with its lane-specific fields; common fields are filled in by ``_compile``."""
+        raise NotImplementedError
+
+    def _compile(self) -> Case:
+        """Validate what was recorded and build the case Struct (without its fingerprint)."""
+        missing = self._missing()
+        if missing:
+            raise DefinitionError(
+                f"incomplete {self.lane} case: missing {', '.join(missing)}; "
+                "add the call(s) inside the block",
+                case_id=self._case_id,
+                origin=self._opened_at,
+            )
+        workflow: list[WorkflowCheck] = []
+        for part in self._workflow_parts:
+            workflow.extend(part._compile() if not isinstance(part, WorkflowCheck) else (part,))
+        check_workflow(workflow, case_id=self._case_id)
+        check_unique(
+            [(r.id, r.origin) for r in self._anti_patterns], what="anti-pattern rule", case_id=self._case_id
+        )
+        return self._with_common(self._build(), tuple(workflow))
+
+    def _with_common(self, case: _CaseT, workflow: tuple[WorkflowCheck, ...]) -> _CaseT:
+        return msgspec.structs.replace(
+            case,
+            expected_skill=self._expected_skill.value,
+            conditions=tuple(self._conditions),
+            workflow=workflow,
+            anti_patterns=tuple(self._anti_patterns),
+            workspace=self._workspace.value,
+            env=self._env.value,
+            token_budget=self._token_budget.value,
+            tags=tuple(self._tags),
+            description=self._description.value,
+            origin=self._opened_at,
+        )
+
+    def _open_child(self, child: _ChildT) -> _ChildT:
+        self._children.append(child)
+        return child
+
+    def _close(self, *, discard: bool = False) -> None:
+        super()._close(discard=discard)
+        for child in self._children:
+            child._close()
+
+    # Lane misuse
+
+    if not TYPE_CHECKING:  # invisible to type checkers, so a typo stays a static error
+
+        def __getattr__(self, name: str) -> Any:
+            raise self._no_such_method(name)
+
+    def _no_such_method(self, name: str) -> Exception:
+        plain = AttributeError(
+            f"{type(self).__name__!r} object has no attribute {name!r}", name=name, obj=self
+        )
+        if name.startswith("_"):
+            return plain
+        at = caller_origin()
+        lanes = [
+            lane
+            for lane, cls in _LANE_BUILDERS.items()
+            if lane != self.lane and callable(getattr(cls, name, None))
+        ]
+        if lanes:
+            constructors = " or ".join(f"{lane}_case({self._case_id!r})" for lane in lanes)
+            fix = _LANE_FIXES.get(name) or f"define the case with {constructors} instead, or remove the call"
+            return LaneError(
+                f"c.{name}() belongs to {' and '.join(lanes)} cases, not to {self.lane} cases; {fix}",
+                case_id=self._case_id,
+                origin=at,
+            )
+        for cls, block in _NESTED:
+            if callable(getattr(cls, name, None)):
+                return LaneError(
+                    f"c.{name}() is not a case method: it is recorded inside {block}",
+                    case_id=self._case_id,
+                    origin=at,
+                )
+        public = [n for n in dir(type(self)) if not n.startswith("_")]
+        close = difflib.get_close_matches(name, public, n=1)
+        if close:
+            return AttributeError(
+                f"{type(self).__name__!r} object has no attribute {name!r}; did you mean {close[0]!r}?",
+                name=name,
+                obj=self,
+            )
+        return plain
+
+
+def make_anti_pattern(
+    rule_id: str,
+    patterns: Sequence[PatternLike],
+    severity: str,
+    description: str,
+    suggested_fix: str,
+    *,
+    case_id: str | None,
+    origin: str,
+) -> AntiPatternRule:
+    """An AntiPatternRule from user arguments (shared by the case method and the suite function)."""
+    ident = check_id(rule_id, what="anti-pattern id", case_id=case_id, origin=origin)
+    return AntiPatternRule(
+        id=ident,
+        description=check_text(
+            description, what="description", case_id=case_id, origin=origin, allow_empty=True
+        ),
+        severity=check_choice(severity, SEVERITIES, what="severity", case_id=case_id, origin=origin),
+        patterns=to_patterns(
+            patterns,
+            call=f"anti_pattern({ident!r}, ...)",
+            where=f"in anti-pattern {ident!r}",
+            case_id=case_id,
+            origin=origin,
+        ),
+        suggested_fix=check_text(
+            suggested_fix, what="suggested_fix", case_id=case_id, origin=origin, allow_empty=True
+        ),
+        origin=origin,
+    )

@@ -1,0 +1,138 @@
+"""What the execution and dogfood lanes share: a task, a fixture, workflow sugar, verifiers and artifacts."""
+
+from __future__ import annotations
+
+from ..errors import DefinitionError
+from ..model import ArtifactKind, ArtifactRequirement, Verifier
+from .assertions import ARTIFACT_KINDS, AssertionsBuilder, raw_verifier
+from .base import CaseBuilder
+from .checks import check_choice, check_id, check_int, check_text, stamp
+from .graph import check_unique
+from .recorder import Slot
+from .workflow import WorkflowBuilder
+
+
+class EffectsBuilder(CaseBuilder):
+    """A case where the agent really works in a workspace, judged by what it leaves behind."""
+
+    def __init__(self, case_id: str, opened_at: str) -> None:
+        super().__init__(case_id, opened_at)
+        self._task = Slot[str]("c.task()", "")
+        self._fixture = Slot[str | None]("c.fixture()", None)
+        self._verifier_parts: list[AssertionsBuilder | Verifier] = []
+        self._artifacts: list[ArtifactRequirement] = []
+
+    def task(self, text: str) -> None:
+        """What the agent is asked to do."""
+        at = self._use("task")
+        self._task.set(
+            check_text(text, what="task", case_id=self._case_id, origin=at), origin=at, case_id=self._case_id
+        )
+
+    def fixture(self, name: str) -> None:
+        """The program under test, ``fixtures/<name>.py`` in the suite; its own log backs a.fixture_*()."""
+        at = self._use("fixture")
+        self._fixture.set(
+            check_id(name, what="fixture name", case_id=self._case_id, origin=at),
+            origin=at,
+            case_id=self._case_id,
+        )
+
+    def workflow(self) -> WorkflowBuilder:
+        """Open ``with c.workflow() as w:`` to chain the steps the agent's commands should show."""
+        at = self._use("workflow")
+        builder = WorkflowBuilder(case_id=self._case_id, opened_at=at, claim_id=self._claim_step_id)
+        self._workflow_parts.append(builder)
+        return self._open_child(builder)
+
+    def assertions(self) -> AssertionsBuilder:
+        """Open ``with c.assertions() as a:`` to record verifiers of the trial's real effects."""
+        at = self._use("assertions")
+        builder = AssertionsBuilder(
+            case_id=self._case_id,
+            opened_at=at,
+            claim_id=self._claim_verifier_id,
+            fixture=lambda: self._fixture.value,
+        )
+        self._verifier_parts.append(builder)
+        return self._open_child(builder)
+
+    def artifact(
+        self,
+        kind: ArtifactKind,
+        *path_patterns: str,
+        min_count: int = 1,
+        required: bool = True,
+        description: str = "",
+    ) -> None:
+        """Evidence the agent must leave: ``min_count`` files of ``kind``, optionally matching globs."""
+        at = self._use("artifact")
+        self._artifacts.append(
+            ArtifactRequirement(
+                artifact=check_choice(
+                    kind, ARTIFACT_KINDS, what="artifact kind", case_id=self._case_id, origin=at
+                ),
+                description=check_text(
+                    description, what="description", case_id=self._case_id, origin=at, allow_empty=True
+                ),
+                required=bool(required),
+                min_count=check_int(min_count, what="min_count", case_id=self._case_id, origin=at),
+                path_patterns=tuple(
+                    check_text(p, what="artifact path pattern", case_id=self._case_id, origin=at)
+                    for p in path_patterns
+                ),
+                origin=at,
+            )
+        )
+
+    def raw_verifier(self, verifier: Verifier) -> None:
+        """Append a verifier Struct as given (its origin is filled in when empty)."""
+        at = self._use("raw_verifier")
+        self._verifier_parts.append(raw_verifier(verifier, case_id=self._case_id, origin=at))
+
+    def raw_artifact_requirement(self, requirement: ArtifactRequirement) -> None:
+        """Append an ArtifactRequirement Struct as given (its origin is filled in when empty)."""
+        at = self._use("raw_artifact_requirement")
+        if not isinstance(requirement, ArtifactRequirement):
+            raise DefinitionError(
+                f"expected a skillgym.model.ArtifactRequirement, got {type(requirement).__name__}",
+                case_id=self._case_id,
+                origin=at,
+            )
+        check_choice(
+            requirement.artifact, ARTIFACT_KINDS, what="artifact kind", case_id=self._case_id, origin=at
+        )
+        self._artifacts.append(stamp(requirement, at))
+
+    def _verifier_ids(self) -> list[str]:
+        ids: list[str] = []
+        for part in self._verifier_parts:
+            ids.extend(part._ids() if isinstance(part, AssertionsBuilder) else (part.id,))
+        return ids
+
+    def _claim_verifier_id(self, stem: str) -> str:
+        taken = set(self._verifier_ids())
+        n = 1
+        while f"{stem}-{n}" in taken:
+            n += 1
+        return f"{stem}-{n}"
+
+    def _missing(self) -> list[str]:
+        missing = super()._missing()
+        if not self._task.is_set:
+            missing.append('a task (call c.task("..."))')
+        return missing
+
+    def _recorded_verifiers(self) -> list[Verifier]:
+        """Verifiers recorded so far, without the checks ``_compiled_verifiers`` runs."""
+        verifiers: list[Verifier] = []
+        for part in self._verifier_parts:
+            verifiers.extend(part._recorded() if isinstance(part, AssertionsBuilder) else (part,))
+        return verifiers
+
+    def _compiled_verifiers(self) -> tuple[Verifier, ...]:
+        verifiers: list[Verifier] = []
+        for part in self._verifier_parts:
+            verifiers.extend(part._compile() if isinstance(part, AssertionsBuilder) else (part,))
+        check_unique([(v.id, v.origin) for v in verifiers], what="verifier id", case_id=self._case_id)
+        return tuple(verifiers)

@@ -1,0 +1,158 @@
+"""Suite-level definitions: skills, conditions, workspace presets and suite-wide anti-pattern rules."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from ..errors import DefinitionError
+from ..model import (
+    AntiPatternRule,
+    Command,
+    Condition,
+    Severity,
+    Skill,
+    SkillInstall,
+    WorkspaceMode,
+    WorkspacePreset,
+)
+from ..registry import current_registry
+from .base import make_anti_pattern
+from .checks import (
+    PatternLike,
+    check_argv,
+    check_choice,
+    check_env,
+    check_id,
+    check_relative_path,
+    check_text,
+)
+from .recorder import caller_origin
+
+WORKSPACE_MODES: tuple[WorkspaceMode, ...] = ("isolated", "shared")
+
+
+def skill(name: str, path: str, *, stub: str | None = None, stale: str | None = None) -> Skill:
+    """Declare a skill under test: its folder, and optional bootstrap-stub and stale-guidance files.
+
+    Paths are relative to the suite root. ``stub`` feeds the self-load condition, ``stale`` the stale one.
+    """
+    at = caller_origin()
+    declared = Skill(
+        name=check_id(name, what="skill name", case_id=None, origin=at),
+        path=check_relative_path(path, what="skill path", case_id=None, origin=at),
+        stub=None if stub is None else check_relative_path(stub, what="stub path", case_id=None, origin=at),
+        stale=None
+        if stale is None
+        else check_relative_path(stale, what="stale path", case_id=None, origin=at),
+        origin=at,
+    )
+    current_registry().add_skill(declared)
+    return declared
+
+
+def condition(
+    condition_id: str,
+    /,
+    *,
+    description: str = "",
+    inject: Sequence[str] = (),
+    inject_text: str = "",
+    install: Iterable[SkillInstall | tuple[str, str]] = (),
+    env: Mapping[str, str] | None = None,
+) -> Condition:
+    """Declare how the skill reaches the agent: files injected, inline text, skills installed, extra env.
+
+    ``inject`` lists files (relative to the suite root) whose text is injected; ``install`` items are
+    ``(name, source)`` pairs or SkillInstall structs.
+    """
+    at = caller_origin()
+    ident = check_id(condition_id, what="condition id", case_id=None, origin=at)
+    if isinstance(inject, str):
+        inject = (inject,)
+    declared = Condition(
+        id=ident,
+        description=check_text(description, what="description", case_id=None, origin=at, allow_empty=True),
+        inject=tuple(check_relative_path(p, what="inject path", case_id=None, origin=at) for p in inject),
+        inject_text=check_text(inject_text, what="inject_text", case_id=None, origin=at, allow_empty=True),
+        install=tuple(_install(item, at) for item in install),
+        env=check_env(env, what=f"env of condition {ident!r}", case_id=None, origin=at),
+        origin=at,
+    )
+    current_registry().add_condition(declared)
+    return declared
+
+
+def _install(item: object, at: str) -> SkillInstall:
+    if isinstance(item, SkillInstall):
+        check_id(item.name, what="installed skill name", case_id=None, origin=at)
+        check_relative_path(item.source, what="installed skill source", case_id=None, origin=at)
+        return item
+    if isinstance(item, tuple) and len(item) == 2:
+        name, source = item
+        return SkillInstall(
+            name=check_id(name, what="installed skill name", case_id=None, origin=at),
+            source=check_relative_path(source, what="installed skill source", case_id=None, origin=at),
+        )
+    raise DefinitionError(
+        f"install item {item!r} must be a (name, source) pair such as ('tmux-tui', 'skills/tmux-tui') "
+        "or a SkillInstall",
+        origin=at,
+    )
+
+
+def workspace_preset(
+    preset_id: str,
+    /,
+    *,
+    mode: WorkspaceMode = "isolated",
+    description: str = "",
+    template: str | None = None,
+    bootstrap: Iterable[Sequence[str] | Command] = (),
+    cwd: str | None = None,
+    env: Mapping[str, str] | None = None,
+) -> WorkspacePreset:
+    """Declare how a trial's workspace is set up: a template folder copied in, then bootstrap commands.
+
+    Bootstrap items are argv lists (or Command structs), run without a shell, in order.
+    """
+    at = caller_origin()
+    ident = check_id(preset_id, what="workspace preset id", case_id=None, origin=at)
+    if isinstance(bootstrap, (str, bytes)):
+        check_argv(bootstrap, what="bootstrap", case_id=None, origin=at)
+    commands: list[Command] = []
+    for n, item in enumerate(bootstrap, start=1):
+        if isinstance(item, Command):
+            check_argv(item.argv, what=f"bootstrap command {n}", case_id=None, origin=at)
+            commands.append(item)
+        else:
+            argv = check_argv(item, what=f"bootstrap command {n}", case_id=None, origin=at)
+            commands.append(Command(argv=argv, id=f"bootstrap-{n}"))
+    declared = WorkspacePreset(
+        id=ident,
+        mode=check_choice(mode, WORKSPACE_MODES, what="workspace mode", case_id=None, origin=at),
+        description=check_text(description, what="description", case_id=None, origin=at, allow_empty=True),
+        template=None
+        if template is None
+        else check_relative_path(template, what="template", case_id=None, origin=at),
+        bootstrap=tuple(commands),
+        cwd=None if cwd is None else check_relative_path(cwd, what="cwd", case_id=None, origin=at),
+        env=check_env(env, what=f"env of workspace preset {ident!r}", case_id=None, origin=at),
+        origin=at,
+    )
+    current_registry().add_preset(declared)
+    return declared
+
+
+def anti_pattern(
+    rule_id: str,
+    /,
+    *patterns: PatternLike,
+    severity: Severity = "warning",
+    description: str = "",
+    suggested_fix: str = "",
+) -> AntiPatternRule:
+    """Declare a suite-wide habit the skill should prevent; ``severity="error"`` fails a trial it fires in."""
+    at = caller_origin()
+    rule = make_anti_pattern(rule_id, patterns, severity, description, suggested_fix, case_id=None, origin=at)
+    current_registry().add_anti_pattern(rule)
+    return rule

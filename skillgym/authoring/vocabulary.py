@@ -1,0 +1,107 @@
+"""The default words of the sugar: which shell commands and which report text count as each step."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Final, NamedTuple
+
+from ..model import Pattern
+
+
+class Phrase(NamedTuple):
+    """One sugar step: its id stem, a description and the patterns that recognise it.
+
+    ``{name}`` placeholders in ``patterns`` are filled with ``re.escape`` of the user's value (the user's
+    text is literal); in ``description`` they are filled with the value as given.
+    """
+
+    id: str
+    description: str
+    patterns: tuple[str, ...]
+    flags: str = "i"
+    section: str | None = None
+
+
+# Workflow patterns are searched in the shell commands the agent actually ran, one command at a time: they
+# describe driving a terminal program with tmux. Every sugar method takes ``patterns=`` to override them.
+_TMUX_SEND = r"\btmux\b.*\bsend-keys\b.*"
+# A command that waits on observable output: a capture-pane poll or a wait helper (wait-for, wait_until, ...).
+_WAITS_ON_OUTPUT = r"(?=.*(?:\bcapture-pane\b|\bwait[-_]?(?:for|until)\w*))"
+
+WORKFLOW: Final[Mapping[str, Phrase]] = MappingProxyType(
+    {
+        "create_session": Phrase(
+            "create-session",
+            "start the program in a new tmux session",
+            (r"\btmux\b.*\bnew(?:-session)?\b(?!-)",),
+        ),
+        "input": Phrase("input", "send {text!r} to the program", (_TMUX_SEND + "{text}",)),
+        "run": Phrase("run", "run the command {text!r} in the session", (_TMUX_SEND + "{text}",)),
+        "wait_for": Phrase(
+            "wait-for",
+            "wait until the screen shows {text!r} (no blind sleep)",
+            (_WAITS_ON_OUTPUT + ".*{text}",),
+        ),
+        "snapshot": Phrase("snapshot", "capture the pane's text", (r"\bcapture-pane\b",)),
+        "screenshot": Phrase("screenshot", "save a screenshot of the screen", (r"\.(?:svg|png|html)\b",)),
+        "resize": Phrase(
+            "resize",
+            "resize the terminal to {cols}x{rows}",
+            (r"\bresize-(?:window|pane)\b(?=.*\b{cols}\b)(?=.*\b{rows}\b)",),
+        ),
+        "destroy": Phrase("destroy", "end the tmux session", (r"\bkill-(?:session|server)\b",)),
+    }
+)
+
+# Report patterns are searched in the dogfood report; ``section`` is the heading the text belongs under.
+REPORT: Final[Mapping[str, Phrase]] = MappingProxyType(
+    {
+        "title": Phrase("title", "a title heading", (r"^\s*#\s+\S",), flags="im"),
+        "reproduction_steps": Phrase(
+            "reproduction-steps",
+            "numbered steps that reproduce the behaviour",
+            (r"^\s*1[.)]\s",),
+            flags="im",
+            section="Reproduction steps",
+        ),
+        "findings_with_severity": Phrase(
+            "findings",
+            "each finding with its severity",
+            (r"\b(?:critical|high|medium|low)\b",),
+            section="Findings",
+        ),
+        "evidence_references": Phrase(
+            "evidence",
+            "references to evidence files in the bundle",
+            (r"\S+\.(?:png|svg|cast|txt|json|md|log)\b",),
+            section="Evidence",
+        ),
+    }
+)
+
+_PLACEHOLDER = re.compile(r"\{(\w+)(!r)?\}")
+
+
+def _fill(template: str, values: Mapping[str, object], *, escape: bool) -> str:
+    def one(match: re.Match[str]) -> str:
+        name, as_repr = match.group(1), match.group(2)
+        if name not in values:  # a regex quantifier such as {2}
+            return match.group(0)
+        value = values[name]
+        if escape:
+            return re.escape(str(value))
+        return repr(value) if as_repr else str(value)
+
+    return _PLACEHOLDER.sub(one, template)
+
+
+def describe(phrase: Phrase, **values: object) -> str:
+    """The phrase's description with the user's values filled in."""
+    return _fill(phrase.description, values, escape=False)
+
+
+def patterns(phrase: Phrase, **values: object) -> tuple[Pattern, ...]:
+    """The phrase's default patterns with the user's values filled in literally."""
+    return tuple(Pattern(regex=_fill(p, values, escape=True), flags=phrase.flags) for p in phrase.patterns)

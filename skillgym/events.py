@@ -1,0 +1,116 @@
+"""The run's lifecycle events: a msgspec tagged union, one JSON object per line of events.jsonl."""
+
+from __future__ import annotations
+
+from typing import Any, TypeAlias
+
+import msgspec
+
+from .model import Data, Lane
+from .results import TrialResult
+
+EVENT_SCHEMA = 1
+
+
+class Counts(Data, frozen=True, kw_only=True):
+    """Trial outcomes so far (or in total) for a case, lane or run."""
+
+    total: int = 0
+    passed: int = 0
+    failed: int = 0
+    errored: int = 0
+
+
+class _Event(Data, frozen=True, kw_only=True, tag_field="type"):
+    run_id: str
+    at: float  # unix time
+
+
+class RunStart(_Event, frozen=True, kw_only=True, tag="run.start"):
+    """First line of every event log; carries the schema version readers check."""
+
+    schema: int = EVENT_SCHEMA
+    argv: tuple[str, ...]
+    suite: str
+    run_dir: str
+    lanes: tuple[Lane, ...]
+    conditions: tuple[str, ...]
+    providers: tuple[str, ...]
+    model: str | None
+    trials: int
+    concurrency: int
+    total_trials: int
+    skill_hash: str
+    versions: dict[str, str] = {}
+    resumed: bool = False
+    baseline_report: str | None = None  # --compare-baseline, so a rebuilt report compares again
+
+
+class LaneStart(_Event, frozen=True, kw_only=True, tag="lane.start"):
+    lane: Lane
+    total_trials: int
+
+
+class CaseStart(_Event, frozen=True, kw_only=True, tag="case.start"):
+    """A case under one condition and provider: brackets that group's trials."""
+
+    lane: Lane
+    case_id: str
+    condition: str
+    provider: str
+    fingerprint: str
+    total_trials: int
+
+
+class TrialStart(_Event, frozen=True, kw_only=True, tag="trial.start"):
+    key: str
+    lane: Lane
+    case_id: str
+    condition: str
+    provider: str
+    model: str | None
+    trial: int
+    fingerprint: str
+    workspace: dict[str, Any] = {}  # the resolved workspace plan, secrets redacted
+
+
+class TrialFinish(_Event, frozen=True, kw_only=True, tag="trial.finish"):
+    """Carries the whole result, so reports can be rebuilt from the log alone."""
+
+    result: TrialResult
+
+
+class CaseFinish(_Event, frozen=True, kw_only=True, tag="case.finish"):
+    lane: Lane
+    case_id: str
+    condition: str
+    provider: str
+    counts: Counts
+
+
+class LaneFinish(_Event, frozen=True, kw_only=True, tag="lane.finish"):
+    lane: Lane
+    counts: Counts
+
+
+class RunFinish(_Event, frozen=True, kw_only=True, tag="run.finish"):
+    """Last line of a complete log; absent when the run was killed."""
+
+    counts: Counts
+    exit_code: int
+    duration_s: float
+    interrupted: bool = False
+    summary: dict[str, Any] = {}
+
+
+Event: TypeAlias = RunStart | LaneStart | CaseStart | TrialStart | TrialFinish | CaseFinish | LaneFinish | RunFinish
+
+event_encoder = msgspec.json.Encoder()
+event_decoder = msgspec.json.Decoder(Event)
+
+
+def event_type(event: Event) -> str:
+    """The ``type`` tag of an event, as written in the log."""
+    tag = event.__struct_config__.tag
+    assert isinstance(tag, str)
+    return tag

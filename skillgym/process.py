@@ -1,0 +1,460 @@
+"""Running child processes: one process group each, streamed and capped output, and no survivors."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import functools
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import BinaryIO, Final, TypeAlias, TypeVarTuple
+
+import anyio
+import anyio.to_thread
+from anyio.abc import ByteReceiveStream, ByteSendStream, Process
+
+from .errors import SkillgymError
+from .model import Data
+
+_MIB: Final = 1024 * 1024
+# Lines handed to `on_stdout_line` are at most this long, so one endless line cannot grow memory.
+MAX_LINE_BYTES: Final = _MIB
+# After the process group is gone, whatever is still buffered in the pipes is read within this time; a
+# process that escaped the group (its own session) may hold the pipes open forever.
+_DRAIN_S: Final = 2.0
+# SIGKILL cannot be caught, but delivery to a process in uninterruptible sleep can lag.
+_AFTER_KILL_S: Final = 2.0
+_POLL_S: Final = 0.05
+
+LineCallback: TypeAlias = Callable[[bytes], Awaitable[None] | None]
+_Ts = TypeVarTuple("_Ts")
+
+
+class ProcessStartError(SkillgymError, OSError):
+    """The child could not be started: its executable or its working directory is missing or unusable."""
+
+    def __init__(self, message: str, *, executable: str, cwd: Path, code: int | None) -> None:
+        super().__init__(message)
+        self.executable = executable
+        self.cwd = cwd
+        # Set after __init__ so str() stays our message rather than "[Errno 2] ...".
+        self.errno = code
+
+
+class ProcessResult(Data, frozen=True, kw_only=True):
+    """How one child process ended and what it printed.
+
+    ``exit_code`` is None when a signal ended the child (``signal`` names it). ``stdout`` and ``stderr``
+    hold at most ``max_capture_bytes`` from the start of each stream; ``stdout_bytes`` and
+    ``stderr_bytes`` count everything the child wrote. ``truncated`` means some output was kept nowhere:
+    past the file cap, or past the capture cap when there was no file.
+    """
+
+    argv: tuple[str, ...]
+    pid: int
+    exit_code: int | None
+    signal: int | None
+    timed_out: bool
+    duration_s: float
+    stdout: bytes
+    stderr: bytes
+    stdout_bytes: int
+    stderr_bytes: int
+    truncated: bool
+
+
+async def run_process(
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    timeout_s: float | None,
+    stdout_path: Path | None = None,
+    stderr_path: Path | None = None,
+    stdin_data: bytes | None = None,
+    max_capture_bytes: int = 16 * _MIB,
+    max_file_bytes: int = 64 * _MIB,
+    on_stdout_line: LineCallback | None = None,
+) -> ProcessResult:
+    """Run ``argv`` (never through a shell) in its own process group and return how it ended.
+
+    stdout and stderr are read concurrently as they arrive, appended to ``stdout_path`` and
+    ``stderr_path`` (up to ``max_file_bytes`` each) and kept in memory up to ``max_capture_bytes`` each.
+    ``on_stdout_line`` gets each stdout line without its newline (longer lines in ``MAX_LINE_BYTES``
+    pieces); it may be a plain or an async function. ``env`` is the child's whole environment.
+
+    When the child exits, the deadline passes, or the caller is cancelled, the whole process group is
+    killed (SIGTERM, up to 2 s grace, SIGKILL), so nothing the child started in its group survives the
+    call; cancellation propagates after that cleanup. If ``on_stdout_line`` raises or a log file cannot
+    be written, the group is killed the same way and that exception propagates unchanged.
+
+    Raises ``ProcessStartError`` when the executable or ``cwd`` is missing or not usable.
+    """
+    if isinstance(argv, str):
+        raise TypeError(
+            f"argv must be a list of arguments, not the string {argv!r}; run_process never uses a shell, "
+            "so pass for example ['sh', '-c', script] if a shell is really meant"
+        )
+    if not argv:
+        raise ValueError("argv is empty; pass the program followed by its arguments")
+    if max_capture_bytes < 0 or max_file_bytes < 0:
+        raise ValueError(f"caps must be zero or more, got {max_capture_bytes=} and {max_file_bytes=}")
+    command = tuple(argv)
+    with contextlib.ExitStack() as files:
+        # Opened before the child starts so that an unwritable path fails without leaving a process behind.
+        stdout = _Output(_open_log(files, stdout_path), max_capture_bytes, max_file_bytes)
+        stderr = _Output(_open_log(files, stderr_path), max_capture_bytes, max_file_bytes)
+        process = await _start(command, cwd=cwd, env=env, with_stdin=stdin_data is not None)
+        started = time.monotonic()
+        failures: list[Exception] = []
+        timed_out = False
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(
+                    _guard, failures, tg.cancel_scope, _pump, process.stdout, stdout, on_stdout_line
+                )
+                tg.start_soon(_guard, failures, tg.cancel_scope, _pump, process.stderr, stderr, None)
+                if stdin_data is not None and process.stdin is not None:
+                    tg.start_soon(_feed, process.stdin, stdin_data)
+                with anyio.move_on_after(timeout_s) as deadline:
+                    await process.wait()
+                timed_out = deadline.cancelled_caught
+                # Members left in the group hold the pipes open; killing them is what lets the pumps see EOF.
+                await kill_process_group(process.pid)
+                tg.cancel_scope.deadline = anyio.current_time() + _DRAIN_S
+        finally:
+            with anyio.CancelScope(shield=True):
+                # Idempotent after the call above; here it covers cancellation and a failed pump.
+                await kill_process_group(process.pid)
+                await process.aclose()
+        duration_s = time.monotonic() - started
+    if failures:
+        raise failures[0]
+    returncode = process.returncode
+    return ProcessResult(
+        argv=command,
+        pid=process.pid,
+        exit_code=returncode if returncode is not None and returncode >= 0 else None,
+        signal=-returncode if returncode is not None and returncode < 0 else None,
+        timed_out=timed_out,
+        duration_s=duration_s,
+        stdout=bytes(stdout.head),
+        stderr=bytes(stderr.head),
+        stdout_bytes=stdout.seen,
+        stderr_bytes=stderr.seen,
+        truncated=stdout.dropped or stderr.dropped,
+    )
+
+
+async def kill_process_group(pgid: int, grace_s: float = 2.0) -> bool:
+    """SIGTERM process group ``pgid``, wait up to ``grace_s`` for it to go, then SIGKILL what is left.
+
+    Returns True once no member is running. Runs to the end even when the caller is cancelled (the
+    cancellation is delivered afterwards), so cleanup cannot be cut short halfway.
+    """
+    if pgid <= 1 or pgid == os.getpgrp():
+        raise ValueError(f"refusing to kill process group {pgid}: it is not a child's group")
+    with anyio.CancelScope(shield=True):
+        gone = await _terminate_group(pgid, grace_s)
+    return gone
+
+
+def process_group_alive(pgid: int) -> bool:
+    """True while any member of process group ``pgid`` is running; zombies (exited, unreaped) do not count."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # it exists, it is just not ours
+    if not _has_proc():
+        return True
+    # Orphans whose init never reaps them stay zombies in the group forever, so ask /proc for live ones.
+    for pid in _proc_pids():
+        stat = _read_stat(pid)
+        if stat is not None and stat[1] == pgid and stat[0] not in "ZX":
+            return True
+    return False
+
+
+def find_processes_with_env(key: str, value: str) -> list[int]:
+    """PIDs, ascending, of this user's running processes whose environment holds ``key=value``.
+
+    The environment is the one each process was started with (``/proc/PID/environ``); this process is
+    never listed. Processes of other users and processes that exit mid-scan are skipped. Without
+    ``/proc`` (not Linux) the list is empty.
+    """
+    if not key or "=" in key:
+        raise ValueError(f"environment variable name {key!r} must be non-empty and contain no '='")
+    wanted = os.fsencode(f"{key}={value}")
+    me = os.getpid()
+    found: list[int] = []
+    for pid in _proc_pids():
+        if pid == me:
+            continue
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as file:
+                environ = file.read()
+        except OSError:  # exited, or not ours to read
+            continue
+        if wanted in environ.split(b"\0"):
+            found.append(pid)
+    return found
+
+
+async def kill_pids(pids: Iterable[int], grace_s: float = 2.0) -> list[int]:
+    """SIGTERM each of ``pids``, wait up to ``grace_s``, SIGKILL the rest; return those still running.
+
+    Like ``kill_process_group`` it runs to the end even when the caller is cancelled.
+    """
+    targets = list(dict.fromkeys(pids))
+    if bad := [pid for pid in targets if pid <= 1 or pid == os.getpid()]:
+        raise ValueError(f"refusing to signal {bad}: not a child process id")
+    with anyio.CancelScope(shield=True):
+        survivors = await _terminate_pids(targets, grace_s)
+    return survivors
+
+
+class _Output:
+    """Private accumulator for one output stream: a bounded in-memory head, a capped file and counts."""
+
+    __slots__ = ("_file", "_max_capture", "_max_file", "dropped", "file_bytes", "head", "seen")
+
+    def __init__(self, file: BinaryIO | None, max_capture_bytes: int, max_file_bytes: int) -> None:
+        self._file = file
+        self._max_capture = max_capture_bytes
+        self._max_file = max_file_bytes
+        self.head = bytearray()
+        self.seen = 0
+        self.file_bytes = 0
+        self.dropped = False
+
+    async def take(self, chunk: bytes) -> None:
+        self.seen += len(chunk)
+        room = self._max_capture - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+        if self._file is None:
+            self.dropped = self.dropped or len(chunk) > room
+            return
+        room = self._max_file - self.file_bytes
+        part = chunk if len(chunk) <= room else chunk[: max(room, 0)]
+        self.dropped = self.dropped or len(part) < len(chunk)
+        if part:
+            await anyio.to_thread.run_sync(_append, self._file, part)
+            self.file_bytes += len(part)
+
+
+class _LineSplitter:
+    """Private: cuts a byte stream into lines without their newline, overlong lines into pieces."""
+
+    __slots__ = ("_buffer", "_limit")
+
+    def __init__(self, limit: int) -> None:
+        self._buffer = bytearray()
+        self._limit = limit
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        buffer, limit = self._buffer, self._limit
+        buffer += chunk
+        lines: list[bytes] = []
+        start = 0
+        while True:
+            # Searching one byte past the limit lets a line of exactly `limit` bytes come out whole.
+            end = buffer.find(b"\n", start, start + limit + 1)
+            if end != -1:
+                lines.append(bytes(buffer[start:end]))
+                start = end + 1
+            elif len(buffer) - start > limit:
+                lines.append(bytes(buffer[start : start + limit]))
+                start += limit
+            else:
+                break
+        del buffer[:start]
+        return lines
+
+    def finish(self) -> bytes | None:
+        return bytes(self._buffer) if self._buffer else None
+
+
+async def _start(command: tuple[str, ...], *, cwd: Path, env: Mapping[str, str], with_stdin: bool) -> Process:
+    try:
+        # Shielded: a cancellation landing after the fork but before we hold the handle would leak a child.
+        with anyio.CancelScope(shield=True):
+            process = await anyio.open_process(
+                command,
+                stdin=subprocess.PIPE if with_stdin else subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=cwd,
+                env=dict(env),
+                start_new_session=True,
+            )
+    except OSError as exc:
+        raise _start_error(command[0], Path(cwd), exc) from exc
+    return process
+
+
+def _start_error(executable: str, cwd: Path, exc: OSError) -> ProcessStartError:
+    if not cwd.is_dir():
+        problem = f"its working directory {cwd} does not exist or is not a directory; create it first"
+    elif exc.errno == errno.ENOENT:
+        problem = (
+            "the program was not found; install it, put it on the PATH given in env, or pass an absolute path"
+        )
+    elif exc.errno == errno.EACCES:
+        problem = "the program is not executable (or is a directory); check its path and permissions"
+    else:
+        problem = f"{exc.strerror or exc}"
+    message = f"cannot start {executable!r} in {cwd.absolute()}: {problem}"
+    return ProcessStartError(message, executable=executable, cwd=cwd, code=exc.errno)
+
+
+def _open_log(files: contextlib.ExitStack, path: Path | None) -> BinaryIO | None:
+    return None if path is None else files.enter_context(open(path, "wb"))
+
+
+def _append(file: BinaryIO, data: bytes) -> None:
+    file.write(data)
+    # Flushed per chunk so that a log being tailed, or left behind by a crash, has everything so far.
+    file.flush()
+
+
+async def _guard(
+    failures: list[Exception],
+    scope: anyio.CancelScope,
+    job: Callable[[*_Ts], Awaitable[None]],
+    *args: *_Ts,
+) -> None:
+    # Records the first failure and stops the run, so run_process can re-raise it unwrapped after cleanup
+    # instead of surfacing an ExceptionGroup.
+    try:
+        await job(*args)
+    except Exception as exc:
+        failures.append(exc)
+        scope.cancel()
+
+
+async def _pump(source: ByteReceiveStream | None, output: _Output, on_line: LineCallback | None) -> None:
+    if source is None:
+        return
+    lines = _LineSplitter(MAX_LINE_BYTES) if on_line is not None else None
+    async for chunk in source:
+        await output.take(chunk)
+        if lines is not None and on_line is not None:
+            for line in lines.feed(chunk):
+                await _deliver(on_line, line)
+    if lines is not None and on_line is not None and (last := lines.finish()) is not None:
+        await _deliver(on_line, last)
+
+
+async def _deliver(on_line: LineCallback, line: bytes) -> None:
+    pending = on_line(line)
+    if pending is not None:
+        await pending
+
+
+async def _feed(sink: ByteSendStream, data: bytes) -> None:
+    # A child may exit or close stdin without reading it all; that is how it ended, not an error here.
+    try:
+        with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+            await sink.send(data)
+    finally:
+        await sink.aclose()
+
+
+async def _terminate_group(pgid: int, grace_s: float) -> bool:
+    if not _signal_group(pgid, signal.SIGTERM):
+        return True
+    # A stopped member would hold SIGTERM pending forever; SIGCONT lets it act on it.
+    _signal_group(pgid, signal.SIGCONT)
+    if await _settle(lambda: process_group_alive(pgid), grace_s):
+        return True
+    _signal_group(pgid, signal.SIGKILL)
+    return await _settle(lambda: process_group_alive(pgid), _AFTER_KILL_S)
+
+
+async def _terminate_pids(pids: list[int], grace_s: float) -> list[int]:
+    targets = [pid for pid in pids if _signal_pid(pid, signal.SIGTERM)]
+    for pid in targets:
+        _signal_pid(pid, signal.SIGCONT)
+
+    def running() -> list[int]:
+        return [pid for pid in targets if _pid_alive(pid)]
+
+    if await _settle(lambda: bool(running()), grace_s):
+        return []
+    for pid in running():
+        _signal_pid(pid, signal.SIGKILL)
+    await _settle(lambda: bool(running()), _AFTER_KILL_S)
+    return running()
+
+
+async def _settle(running: Callable[[], bool], timeout_s: float) -> bool:
+    """Poll until ``running()`` is false; True if that happened within ``timeout_s``."""
+    with anyio.move_on_after(timeout_s):
+        while running():
+            await anyio.sleep(_POLL_S)
+    return not running()
+
+
+def _signal_group(pgid: int, signum: int) -> bool:
+    """Send ``signum`` to the group; False when the group no longer exists."""
+    try:
+        os.killpg(pgid, signum)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # exists, but we may not signal it; callers see it still alive
+    return True
+
+
+def _signal_pid(pid: int, signum: int) -> bool:
+    try:
+        os.kill(pid, signum)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _pid_alive(pid: int) -> bool:
+    if not _signal_pid(pid, 0):
+        return False
+    if not _has_proc():
+        return True
+    stat = _read_stat(pid)
+    return stat is not None and stat[0] not in "ZX"
+
+
+@functools.cache
+def _has_proc() -> bool:
+    return os.path.exists("/proc/self/stat")
+
+
+def _proc_pids() -> list[int]:
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return []
+    return sorted(int(name) for name in names if name.isdigit())
+
+
+def _read_stat(pid: int) -> tuple[str, int] | None:
+    """The state letter and process group of ``pid`` from /proc, or None if it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as file:
+            stat = file.read()
+    except OSError:
+        return None
+    # The command name in parentheses may itself contain spaces and ')', so split after the last one.
+    fields = stat[stat.rfind(b")") + 2 :].split()
+    try:
+        return fields[0].decode(), int(fields[2])
+    except (IndexError, ValueError):
+        return None

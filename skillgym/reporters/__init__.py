@@ -1,0 +1,1 @@
+"""Reporters: subscribers on the event bus. The runner never prints; these do."""

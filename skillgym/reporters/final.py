@@ -1,0 +1,54 @@
+"""The always-on final report: report.json and report.md, written atomically when the run finishes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import msgspec
+
+from ..events import Event, RunFinish, RunStart, TrialFinish
+from ..files import write_atomic
+from ..report import Report, build_report, compare_to_baseline, render_markdown
+from ..results import TrialResult
+
+
+def write_report(run_dir: Path, report: Report) -> None:
+    """Write report.json (sorted keys, stable bytes) and report.md."""
+    doc = msgspec.json.encode(report, order="deterministic")
+    write_atomic(run_dir / "report.json", msgspec.json.format(doc, indent=2).decode() + "\n")
+    write_atomic(run_dir / "report.md", render_markdown(report))
+
+
+class FinalReporter:
+    """Collects trial results and writes the report on ``run.finish``."""
+
+    name = "final"
+
+    def __init__(self, run_dir: Path, *, baseline: Report | None = None) -> None:
+        self.run_dir = run_dir
+        self.baseline = baseline
+        self.report: Report | None = None
+        self._start: RunStart | None = None
+        self._results: dict[str, TrialResult] = {}
+
+    async def on_event(self, event: Event) -> None:
+        if isinstance(event, RunStart):
+            self._start = event
+        elif isinstance(event, TrialFinish):
+            self._results[event.result.key] = event.result
+        elif isinstance(event, RunFinish) and self._start is not None:
+            self.report = report_from(self._start, list(self._results.values()), event, self.baseline)
+            write_report(self.run_dir, self.report)
+
+    async def finish(self) -> None:
+        return None
+
+
+def report_from(
+    start: RunStart, results: list[TrialResult], finish: RunFinish | None, baseline: Report | None
+) -> Report:
+    """The one way a report is built, live or from the event log."""
+    report = build_report(start, results, interrupted=finish is None or finish.interrupted)
+    if baseline is not None:
+        report = msgspec.structs.replace(report, baseline=compare_to_baseline(report, baseline))
+    return report

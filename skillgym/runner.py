@@ -1,0 +1,309 @@
+"""The run: detect providers, schedule trials in one task group, publish lifecycle events in order."""
+
+from __future__ import annotations
+
+import os
+import secrets as _secrets
+import signal
+import sys
+import time
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+
+import anyio
+import msgspec
+
+from . import __version__
+from .bus import EventBus, Subscriber, running_bus
+from .errors import SkillgymError
+from .events import (
+    CaseFinish,
+    CaseStart,
+    Counts,
+    LaneFinish,
+    LaneStart,
+    RunFinish,
+    RunStart,
+    TrialFinish,
+    TrialStart,
+)
+from .files import write_atomic
+from .hashing import skill_hash
+from .model import Case, Data, Suite
+from .plan import Plan, WorkItem
+from .providers import make_provider
+from .providers.base import Detection, Provider
+from .results import TrialResult
+from .trial import TrialSettings, run_trial, workspace_plan
+
+EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 130
+
+
+class ProviderUnavailable(SkillgymError):
+    """A provider cannot run here: reported once, before the matrix, instead of one failure per case."""
+
+
+class RunOptions(Data, frozen=True, kw_only=True):
+    """Run-wide settings from the command line."""
+
+    output: str = "runs"
+    concurrency: int = 4
+    keep_workspaces: bool = False
+    record: bool = False
+    replay_source: str | None = None
+    baseline_report: str | None = None
+    argv: tuple[str, ...] = ()
+    run_id: str | None = None
+    passthrough: dict[str, str] = {}
+    secrets: tuple[str, ...] = ()
+
+
+class RunOutcome(Data, frozen=True, kw_only=True):
+    run_id: str
+    run_dir: str
+    exit_code: int
+    counts: Counts
+    interrupted: bool
+    results: tuple[TrialResult, ...]
+
+
+def new_run_id() -> str:
+    """Sortable by time, unique across concurrent runs."""
+    return time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + "-" + _secrets.token_hex(3)
+
+
+def counts_of(results: Sequence[TrialResult]) -> Counts:
+    tally = Counter(r.status for r in results)
+    return Counts(total=len(results), passed=tally["passed"], failed=tally["failed"], errored=tally["errored"])
+
+
+async def detect_providers(plan: Plan, suite: Suite, options: RunOptions) -> dict[str, Provider]:
+    """Build and detect every provider once; any unavailable one stops the run before it starts."""
+    providers = {
+        name: make_provider(name, suite_root=Path(suite.root), source=options.replay_source)
+        for name in plan.providers
+    }
+    detections: list[Detection] = [await p.detect() for p in providers.values()]
+    problems = [f"{d.provider}: {d.problem or 'not available'}" for d in detections if not d.available]
+    if problems:
+        raise ProviderUnavailable("provider not available:\n  " + "\n  ".join(problems))
+    return providers
+
+
+class _Brackets:
+    """Publishes lane/case start and finish around trials, in order, even under concurrency."""
+
+    def __init__(self, plan: Plan, bus: EventBus, run_id: str) -> None:
+        self._bus = bus
+        self._run_id = run_id
+        self._lane_left = Counter(i.lane for i in plan.items)
+        self._group_left = Counter(_group(i) for i in plan.items)
+        self._lane_results: dict[str, list[TrialResult]] = {}
+        self._group_results: dict[tuple[str, str, str, str], list[TrialResult]] = {}
+        self._lock = anyio.Lock()
+
+    async def before(self, item: WorkItem, case: Case, workspace: dict[str, object]) -> None:
+        async with self._lock:
+            now = time.time()
+            if item.lane not in self._lane_results:
+                self._lane_results[item.lane] = []
+                await self._bus.publish(
+                    LaneStart(run_id=self._run_id, at=now, lane=item.lane, total_trials=self._lane_left[item.lane])
+                )
+            group = _group(item)
+            if group not in self._group_results:
+                self._group_results[group] = []
+                await self._bus.publish(
+                    CaseStart(
+                        run_id=self._run_id,
+                        at=now,
+                        lane=item.lane,
+                        case_id=item.case_id,
+                        condition=item.condition,
+                        provider=item.provider,
+                        fingerprint=case.fingerprint,
+                        total_trials=self._group_left[group],
+                    )
+                )
+            await self._bus.publish(
+                TrialStart(
+                    run_id=self._run_id,
+                    at=now,
+                    key=item.key,
+                    lane=item.lane,
+                    case_id=item.case_id,
+                    condition=item.condition,
+                    provider=item.provider,
+                    model=item.model,
+                    trial=item.trial,
+                    fingerprint=item.fingerprint,
+                    workspace=dict(workspace),
+                )
+            )
+
+    async def after(self, item: WorkItem, result: TrialResult) -> None:
+        async with self._lock:
+            await self._bus.publish(TrialFinish(run_id=self._run_id, at=time.time(), result=result))
+            group = _group(item)
+            self._group_results[group].append(result)
+            self._lane_results[item.lane].append(result)
+            self._group_left[group] -= 1
+            self._lane_left[item.lane] -= 1
+            if self._group_left[group] == 0:
+                await self._close_group(group)
+            if self._lane_left[item.lane] == 0:
+                await self._close_lane(item.lane)
+
+    async def close_open(self) -> None:
+        """After an interruption: finish every bracket that was opened, with the trials it got."""
+        async with self._lock:
+            for group, left in self._group_left.items():
+                if left > 0 and group in self._group_results:
+                    await self._close_group(group)
+            for lane, left in self._lane_left.items():
+                if left > 0 and lane in self._lane_results:
+                    await self._close_lane(lane)
+
+    async def _close_group(self, group: tuple[str, str, str, str]) -> None:
+        lane, case_id, condition, provider = group
+        await self._bus.publish(
+            CaseFinish(
+                run_id=self._run_id,
+                at=time.time(),
+                lane=lane,  # type: ignore[arg-type]
+                case_id=case_id,
+                condition=condition,
+                provider=provider,
+                counts=counts_of(self._group_results[group]),
+            )
+        )
+        self._group_left[group] = 0
+
+    async def _close_lane(self, lane: str) -> None:
+        await self._bus.publish(
+            LaneFinish(
+                run_id=self._run_id,
+                at=time.time(),
+                lane=lane,  # type: ignore[arg-type]
+                counts=counts_of(self._lane_results[lane]),
+            )
+        )
+        self._lane_left[lane] = 0
+
+
+def _group(item: WorkItem) -> tuple[str, str, str, str]:
+    return (item.lane, item.case_id, item.condition, item.provider)
+
+
+async def execute(
+    plan: Plan,
+    suite: Suite,
+    options: RunOptions,
+    subscribers: Sequence[Subscriber],
+    *,
+    done: Sequence[TrialResult] = (),
+    run_dir: Path | None = None,
+) -> RunOutcome:
+    """Run ``plan``; ``done`` holds results a resumed run already has (those items are not run again)."""
+    providers = await detect_providers(plan, suite, options)
+    run_id = options.run_id or new_run_id()
+    run_dir = run_dir or Path(options.output) / run_id
+    run_dir.mkdir(parents=True, exist_ok=True)
+    cases = {c.id: c for c in suite.cases}
+    finished_keys = {r.key for r in done}
+    todo = [i for i in plan.items if i.key not in finished_keys]
+    settings = TrialSettings(
+        run_dir=str(run_dir),
+        keep_workspaces=options.keep_workspaces,
+        record=options.record,
+        passthrough=options.passthrough,
+        secrets=options.secrets,
+    )
+    start = RunStart(
+        run_id=run_id,
+        at=time.time(),
+        argv=options.argv,
+        suite=suite.root,
+        run_dir=str(run_dir),
+        lanes=plan.lanes,
+        conditions=plan.conditions,
+        providers=plan.providers,
+        model=plan.model,
+        trials=plan.trials,
+        concurrency=options.concurrency,
+        total_trials=len(plan.items),
+        skill_hash=skill_hash(suite),
+        versions={"skillgym": __version__, "python": sys.version.split()[0]},
+        resumed=bool(done),
+        baseline_report=options.baseline_report,
+    )
+    write_atomic(run_dir / "run.json", msgspec.json.format(msgspec.json.encode(start)).decode() + "\n")
+    results: list[TrialResult] = list(done)
+    interrupted = False
+    t0 = time.monotonic()
+    async with running_bus(*subscribers) as bus:
+        await bus.publish(start)
+        brackets = _Brackets(plan, bus, run_id)
+        by_key = {i.key: i for i in plan.items}
+        for prior in done:  # a resumed run replays finished trials so every reporter sees the whole run
+            item = by_key[prior.key]
+            await brackets.before(item, cases[item.case_id], {})
+            await brackets.after(item, prior)
+        limiter = anyio.CapacityLimiter(max(1, options.concurrency))
+
+        async def work(item: WorkItem) -> None:
+            case = cases[item.case_id]
+            async with limiter:
+                await brackets.before(item, case, workspace_plan(suite, case, item, settings))
+                result = await run_trial(suite, case, item, providers[item.provider], settings)
+                results.append(result)
+                await brackets.after(item, result)
+
+        stop = _Stop()
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(_watch_signals, tg.cancel_scope, stop)
+            async with anyio.create_task_group() as trials:
+                for item in todo:
+                    trials.start_soon(work, item, name=item.key)
+            tg.cancel_scope.cancel()  # all trials done: stop watching signals
+        interrupted = stop.interrupted
+        if interrupted:
+            await brackets.close_open()
+        counts = counts_of(results)
+        exit_code = EXIT_INTERRUPTED if interrupted else (EXIT_OK if counts.passed == counts.total else EXIT_FAILED)
+        await bus.publish(
+            RunFinish(
+                run_id=run_id,
+                at=time.time(),
+                counts=counts,
+                exit_code=exit_code,
+                duration_s=round(time.monotonic() - t0, 6),
+                interrupted=interrupted,
+            )
+        )
+    order = {item.key: index for index, item in enumerate(plan.items)}
+    return RunOutcome(
+        run_id=run_id,
+        run_dir=str(run_dir),
+        exit_code=exit_code,
+        counts=counts,
+        interrupted=interrupted,
+        results=tuple(sorted(results, key=lambda r: order.get(r.key, len(order)))),
+    )
+
+
+class _Stop:
+    interrupted = False
+
+
+async def _watch_signals(scope: anyio.CancelScope, stop: _Stop) -> None:
+    # Ctrl-C (or SIGTERM) cancels the trials; their cleanup runs shielded, finished files stay, and the
+    # run still publishes run.finish so every reporter closes properly.
+    if os.name != "posix":  # pragma: no cover
+        return
+    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as received:
+        async for _ in received:
+            stop.interrupted = True
+            scope.cancel()
+            return

@@ -1,0 +1,50 @@
+"""Shared test helpers: write a suite into tmp_path and run the CLI as a real subprocess."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def write_suite(root: Path, files: dict[str, str]) -> Path:
+    """Write ``files`` (relative path -> dedented text) under ``root`` and return it."""
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+    return root
+
+
+def run_cli(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """``python -m skillgym ARGS`` in ``cwd``, as a user would run it."""
+    full_env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1", **(env or {})}
+    return subprocess.run(
+        [sys.executable, "-m", "skillgym", *args],
+        cwd=cwd,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+@pytest.fixture
+def suite_dir(tmp_path: Path) -> Callable[[dict[str, str]], Path]:
+    def make(files: dict[str, str]) -> Path:
+        return write_suite(tmp_path / "evals", files)
+
+    return make
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
