@@ -22,19 +22,34 @@ SHORT_LENGTH = 12
 _encoder = msgspec.json.Encoder(order="deterministic")
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+_FIELDS: dict[type, tuple[tuple[str, ...], str | None, object]] = {}
+
+
+def _fields_of(kind: type[msgspec.Struct]) -> tuple[tuple[str, ...], str | None, object]:
+    config = kind.__struct_config__
+    kept = tuple(f for f in kind.__struct_fields__ if f not in EXCLUDED_FIELDS)
+    entry = _FIELDS[kind] = (kept, config.tag_field, config.tag)
+    return entry
+
+
 def _view(value: Any) -> Any:
     # Walk Structs rather than their builtins so that user data (a custom verifier's config) keeps
-    # every key, even one that happens to be called "description".
-    if isinstance(value, msgspec.Struct):
-        config = value.__struct_config__
-        out = {f: _view(getattr(value, f)) for f in value.__struct_fields__ if f not in EXCLUDED_FIELDS}
-        if config.tag_field is not None:
-            out[config.tag_field] = config.tag
-        return out
-    if isinstance(value, dict):
-        return {k: _view(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
+    # every key, even one that happens to be called "description". Type dispatch first: this runs
+    # tens of times per case and dominates compiling large suites.
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind is tuple or kind is list:
         return [_view(v) for v in value]
+    if kind is dict:
+        return {k: _view(v) for k, v in value.items()}
+    if isinstance(value, msgspec.Struct):
+        kept, tag_field, tag = _FIELDS.get(kind) or _fields_of(kind)
+        out = {f: _view(getattr(value, f)) for f in kept}
+        if tag_field is not None:
+            out[tag_field] = tag
+        return out
     return value
 
 

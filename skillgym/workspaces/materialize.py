@@ -116,20 +116,25 @@ def _prepare(
     preset: WorkspacePreset | None,
     skill_dirs: tuple[str, ...],
 ) -> tuple[tuple[str, ...], str]:
-    # A retried trial (--resume) must not see files the interrupted attempt left behind.
-    for stale in (layout.workspace, layout.home, layout.tmux_tmpdir, layout.fixture_log_dir):
-        remove_tree(Path(stale))
-    Path(layout.bootstrap_log).unlink(missing_ok=True)
     home = Path(layout.home)
-    for folder in (
-        Path(layout.workspace),
-        home,
-        *(home / sub for sub in HOME_DIRS.values()),
-        Path(layout.fixture_log_dir),
-    ):
-        folder.mkdir(parents=True, exist_ok=True)
-    # tmux refuses a socket dir other users can enter.
-    Path(layout.tmux_tmpdir).mkdir(mode=0o700, parents=True, exist_ok=True)
+    try:
+        # A retried trial (--resume) must not see files the interrupted attempt left behind.
+        for stale in (layout.workspace, layout.home, layout.tmux_tmpdir, layout.fixture_log_dir):
+            remove_tree(Path(stale))
+        Path(layout.bootstrap_log).unlink(missing_ok=True)
+        for folder in (
+            Path(layout.workspace),
+            home,
+            *(home / sub for sub in HOME_DIRS.values()),
+            Path(layout.fixture_log_dir),
+        ):
+            folder.mkdir(parents=True, exist_ok=True)
+        # tmux refuses a socket dir other users can enter.
+        Path(layout.tmux_tmpdir).mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as exc:
+        raise EnvironmentSetupError(
+            f"cannot prepare the trial dir {layout.trial_dir}: {exc}; check its permissions and free space"
+        ) from exc
     workspace = Path(layout.workspace)
     try:
         if preset is not None and preset.template:

@@ -1,0 +1,176 @@
+"""Case patterns at grading time: compiled once, matched with line numbers and a negation window."""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import re
+from typing import Final
+
+from ..errors import SkillgymError
+from ..model import Data, Pattern
+
+__all__ = (
+    "NEGATION_PHRASES",
+    "LineIndex",
+    "PatternError",
+    "PatternMatch",
+    "compile_pattern",
+    "find_all",
+    "find_forbidden",
+    "is_negated",
+    "sentence_after",
+    "sentence_before",
+    "show_pattern",
+)
+
+_FLAG_BITS: Final = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL}
+
+# Phrases that, ending the text just before an occurrence, make it a mention of what not to do.
+NEGATION_PHRASES: Final[tuple[str, ...]] = (
+    "instead of",
+    "rather than",
+    "don't use",
+    "do not use",
+    "don't",
+    "do not",
+    "never",
+    "avoid",
+    "avoiding",
+    "not",
+    "without",
+    "no need for",
+    "no need to",
+    "unlike",
+)
+# How far back the window reaches, and how many words may sit between the phrase and the occurrence
+# ("avoid using a fixed sleep": three words after "avoid").
+WINDOW_CHARS: Final = 50
+_GAP_WORDS: Final = 3
+_NEGATION_END = re.compile(
+    r"(?:^|[^\w'])(?:"
+    + "|".join(re.escape(p) for p in sorted(NEGATION_PHRASES, key=len, reverse=True))
+    + rf")(?:\s+[\w'/-]+){{0,{_GAP_WORDS}}}$"
+)
+# A sentence ends at . ! ? ; followed by space, or at a line break; the window never crosses one.
+_SENTENCE_END = re.compile(r"[.!?;](?=\s|$)|\n")
+# Markup between a negation and the word it negates: "don't `sleep`", "**never** sleep", "avoid: sleep".
+_MARKUP = "`'\"*_([{<:~ \t"
+_SPACES = re.compile(r"\s+")
+
+
+class PatternError(SkillgymError, ValueError):
+    """A pattern cannot be compiled: an unknown flag letter or an invalid regular expression."""
+
+
+class PatternMatch(Data, frozen=True, kw_only=True):
+    """One occurrence: its text, 1-based line, offsets, and whether a negation window covers it.
+
+    When the pattern has capture groups, the first non-empty group is the occurrence and the rest of the
+    match is context; this lets a rule say "``sleep 5`` after a separator" and point at ``sleep 5``.
+    """
+
+    text: str
+    line: int
+    start: int
+    end: int
+    negated: bool = False
+
+
+@functools.lru_cache(maxsize=2048)
+def _compile(regex: str, flags: str) -> re.Pattern[str]:
+    bits = 0
+    for letter in flags:
+        if letter not in _FLAG_BITS:
+            raise PatternError(f"pattern /{regex}/ has unknown flag {letter!r}; flags are a subset of 'ims'")
+        bits |= _FLAG_BITS[letter]
+    try:
+        return re.compile(regex, bits)
+    except re.error as exc:
+        raise PatternError(f"pattern /{regex}/ does not compile: {exc}; fix the expression") from exc
+
+
+def compile_pattern(pattern: Pattern) -> re.Pattern[str]:
+    """The compiled regex of ``pattern`` (cached); raises PatternError when it cannot compile."""
+    return _compile(pattern.regex, pattern.flags)
+
+
+def show_pattern(pattern: Pattern) -> str:
+    """``/regex/`` as people write it, with any departure from the case-insensitive default spelled out."""
+    notes = []
+    if "i" not in pattern.flags:
+        notes.append("case-sensitive")
+    if "m" in pattern.flags:
+        notes.append("multiline")
+    if "s" in pattern.flags:
+        notes.append("dot matches newline")
+    suffix = f" ({', '.join(notes)})" if notes else ""
+    return f"/{pattern.regex}/{suffix}"
+
+
+class LineIndex:
+    """Maps offsets in one text to 1-based line numbers without rescanning the text."""
+
+    __slots__ = ("_breaks",)
+
+    def __init__(self, text: str) -> None:
+        self._breaks = [i for i, ch in enumerate(text) if ch == "\n"]
+
+    def line(self, offset: int) -> int:
+        return bisect.bisect_left(self._breaks, offset) + 1
+
+
+def _focus(match: re.Match[str]) -> tuple[int, int]:
+    for group in range(1, (match.re.groups or 0) + 1):
+        start, end = match.span(group)
+        if start != -1 and end > start:
+            return start, end
+    return match.span()
+
+
+def sentence_before(text: str, offset: int, *, chars: int = WINDOW_CHARS) -> str:
+    """Up to ``chars`` characters before ``offset`` in the same sentence, lowercased, spaces collapsed."""
+    window = text[max(0, offset - chars) : offset]
+    ends = list(_SENTENCE_END.finditer(window))
+    if ends:
+        window = window[ends[-1].end() :]
+    return _SPACES.sub(" ", window.replace("\u2019", "'")).lower()
+
+
+def sentence_after(text: str, offset: int, *, chars: int = 80) -> str:
+    """Up to ``chars`` characters from ``offset`` to the end of the sentence, lowercased, spaces collapsed."""
+    window = text[offset : offset + chars]
+    end = _SENTENCE_END.search(window)
+    if end is not None:
+        window = window[: end.start()]
+    return _SPACES.sub(" ", window.replace("\u2019", "'")).lower()
+
+
+def is_negated(text: str, offset: int) -> bool:
+    """True when the sentence before ``offset`` ends (within a few words) with a negation phrase."""
+    window = sentence_before(text, offset).rstrip(_MARKUP)
+    return _NEGATION_END.search(window) is not None
+
+
+def find_all(pattern: Pattern, text: str, *, negation: bool = False, index: LineIndex | None = None) -> list[PatternMatch]:
+    """Every occurrence of ``pattern`` in ``text``; with ``negation``, each says whether it is negated."""
+    compiled = compile_pattern(pattern)
+    lines = index or LineIndex(text)
+    found: list[PatternMatch] = []
+    for match in compiled.finditer(text):
+        start, end = _focus(match)
+        found.append(
+            PatternMatch(
+                text=text[start:end],
+                line=lines.line(start),
+                start=start,
+                end=end,
+                negated=negation and is_negated(text, start),
+            )
+        )
+    return found
+
+
+def find_forbidden(pattern: Pattern, text: str, *, index: LineIndex | None = None) -> list[PatternMatch]:
+    """Occurrences of a forbidden pattern in prose; "instead of sleep" comes back with ``negated=True``."""
+    return find_all(pattern, text, negation=True, index=index)

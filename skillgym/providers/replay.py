@@ -1,0 +1,286 @@
+"""The replay provider: feed a recorded cassette through its format's parser, offline and free.
+
+In the execution and dogfood lanes the recorded shell commands are run again, in order, in the trial's
+fresh workspace, so verifiers judge real effects rather than a transcript.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Final
+
+import anyio.to_thread
+import msgspec
+
+from ..errors import UsageError
+from ..process import ProcessStartError, run_process
+from ..results import ErrorClass
+from ..trace import ToolCall, Trace
+from .base import Detection, ProviderRequest, ProviderResult
+from .cassette import (
+    CassetteError,
+    CassetteMeta,
+    cassette_candidates,
+    cassettes_root,
+    find_cassette,
+    iter_cassette_lines,
+    read_cassette,
+)
+from .tracefmt import PARSERS, StreamParseError
+
+# Lanes whose verifiers look at the workspace, so the recorded commands must really happen there.
+REENACT_LANES: Final = ("execution", "dogfood")
+# A re-enacted command's output goes into the trace for graders to read, not into memory without bound.
+_MAX_OUTPUT: Final = 1024 * 1024
+
+
+class ReplayProvider:
+    """Replays cassettes recorded by ``source`` (``"provider/model"``) from ``<suite_root>/cassettes``.
+
+    With ``source`` None the suite must hold exactly one provider/model pair, which is used.
+    """
+
+    name: str = "replay"
+    skill_dirs: tuple[str, ...] = (".claude/skills", ".agents/skills")
+
+    def __init__(self, suite_root: Path, source: str | None = None) -> None:
+        self._root = cassettes_root(suite_root)
+        self._suite_root = Path(suite_root)
+        self._source = _split_source(source) if source is not None else None
+
+    def pairs(self) -> list[tuple[str, str]]:
+        """The provider/model pairs recorded under the cassettes dir, sorted."""
+        if not self._root.is_dir():
+            return []
+        return [
+            (provider.name, model.name)
+            for provider in sorted(self._root.iterdir())
+            if provider.is_dir() and not provider.name.startswith(".")
+            for model in sorted(provider.iterdir())
+            if model.is_dir() and not model.name.startswith(".")
+        ]
+
+    def resolve_source(self) -> tuple[str, str]:
+        """The provider/model pair to replay, or a ``UsageError`` that lists the pairs there are."""
+        pairs = self.pairs()
+        listed = ", ".join(f"{p}/{m}" for p, m in pairs)
+        if self._source is not None:
+            if self._source not in pairs:
+                provider, model = self._source
+                raise UsageError(
+                    f"no cassettes recorded by {provider}/{model} under {self._root}; "
+                    + (f"recorded pairs: {listed}" if pairs else "record some with --record")
+                )
+            return self._source
+        if len(pairs) == 1:
+            return pairs[0]
+        if not pairs:
+            raise UsageError(
+                f"no cassettes under {self._root}: expected folders cassettes/<provider>/<model>/; "
+                "record some with --record, or use --provider stub"
+            )
+        raise UsageError(
+            f"several recorded provider/model pairs under {self._root}: {listed}; "
+            "choose one as the replay source (for example the first, '" + "/".join(pairs[0]) + "')"
+        )
+
+    async def detect(self) -> Detection:
+        try:
+            _provider, model = self.resolve_source()
+        except UsageError as exc:
+            return Detection(provider=self.name, available=False, problem=str(exc))
+        return Detection(provider=self.name, available=True, default_model=model)
+
+    async def invoke(self, request: ProviderRequest) -> ProviderResult:
+        started = time.monotonic()
+        try:
+            provider, model = self.resolve_source()
+        except UsageError as exc:
+            return _failed("provider-unavailable", str(exc))
+        try:
+            candidates = cassette_candidates(
+                self._suite_root,
+                provider=provider,
+                model=model,
+                lane=request.lane,
+                case=request.case_id,
+                condition=request.condition,
+                trial=request.trial,
+            )
+        except CassetteError as exc:
+            return _failed("provider-error", str(exc))
+        path = find_cassette(candidates)
+        if path is None:
+            return _failed(
+                "provider-error",
+                f"no cassette for {request.lane} case {request.case_id!r}, condition {request.condition!r}, "
+                f"trial {request.trial}: looked for {candidates[0]} and then {candidates[1]}; record one "
+                f"with --record --provider {provider}",
+            )
+        try:
+            meta, trace = await anyio.to_thread.run_sync(_load, path, Path(request.stdout_path))
+        except CassetteError as exc:
+            return _failed("provider-error", str(exc), cassette=path)
+        warnings = _warnings(meta, request, path)
+        if meta.error_class is not None:
+            return ProviderResult(
+                ok=False,
+                trace=trace,
+                model=meta.model,
+                error_class=meta.error_class,
+                error_message=f"replayed a recorded failure from {path}: {meta.error_message or meta.error_class}",
+                cassette=str(path),
+                warnings=warnings,
+            )
+        if request.lane in REENACT_LANES:
+            deadline = started + request.timeout_s
+            trace, timed_out, more = await _reenact(trace, request, deadline)
+            warnings += more
+            if timed_out is not None:
+                return ProviderResult(
+                    ok=False,
+                    trace=trace,
+                    model=meta.model,
+                    error_class="timeout",
+                    error_message=(
+                        f"re-enacting {path} ran past the case's {request.timeout_s:g}s budget at command "
+                        f"{timed_out}; raise the budget or re-record"
+                    ),
+                    cassette=str(path),
+                    warnings=warnings,
+                )
+        else:
+            Path(request.stderr_path).write_bytes(b"")
+        return ProviderResult(ok=True, trace=trace, model=meta.model, cassette=str(path), warnings=warnings)
+
+
+def _split_source(source: str) -> tuple[str, str]:
+    provider, slash, model = source.partition("/")
+    if not slash or not provider or not model or "/" in model:
+        raise UsageError(
+            f"replay source {source!r} must be 'provider/model', the folders under cassettes/ it was "
+            "recorded in (for example 'claude/claude-sonnet-4-5')"
+        )
+    return provider, model
+
+
+def _load(path: Path, stdout_path: Path) -> tuple[CassetteMeta, Trace]:
+    """Header, then the stream: copied line by line to ``stdout_path`` while the parser reads it."""
+    meta = read_cassette(path)
+    parser = PARSERS.get(meta.format)
+    if parser is None:
+        raise CassetteError(
+            f"{path}:1: format {meta.format!r} has no parser in this skillgym (known: "
+            f"{', '.join(sorted(PARSERS))}); upgrade skillgym or re-record"
+        )
+    with open(stdout_path, "wb") as stdout:
+
+        def tee() -> Iterator[bytes]:
+            for line in iter_cassette_lines(path):
+                stdout.write(line + b"\n")
+                yield line
+
+        try:
+            trace = parser(tee())
+        except StreamParseError as exc:
+            # The parser counts stream lines; the file has the header first.
+            raise CassetteError(
+                f"{path}:{exc.line + 1}: expected {exc.expected}, found {exc.found!r}; fix the line or "
+                "re-record the cassette"
+            ) from exc
+    return meta, trace if trace.model is not None else msgspec.structs.replace(trace, model=meta.model)
+
+
+def _warnings(meta: CassetteMeta, request: ProviderRequest, path: Path) -> tuple[str, ...]:
+    found: list[str] = []
+    if meta.fingerprint != request.fingerprint:
+        found.append(
+            f"cassette recorded for fingerprint {meta.fingerprint}, case is now {request.fingerprint}: "
+            f"re-record with --record ({path})"
+        )
+    recorded = (meta.lane, meta.case, meta.condition)
+    wanted = (request.lane, request.case_id, request.condition)
+    if recorded != wanted:
+        found.append(
+            f"cassette {path} says it was recorded for {'/'.join(recorded)} but is stored as "
+            f"{'/'.join(wanted)}; move it or re-record"
+        )
+    return tuple(found)
+
+
+async def _reenact(
+    trace: Trace, request: ProviderRequest, deadline: float
+) -> tuple[Trace, int | None, tuple[str, ...]]:
+    """Run the trace's shell commands again; the calls carry the new output and exit codes.
+
+    Returns the updated trace, the number of the command the deadline cut (None if none) and warnings
+    for commands whose exit code differs from the recording. After a cut, later calls are dropped: they
+    never happened in this workspace.
+    """
+    calls: list[ToolCall] = []
+    warnings: list[str] = []
+    # Small local writes between processes; the stderr file is this replay's log of what it re-ran.
+    log = open(request.stderr_path, "wb")  # noqa: SIM115 - closed in finally, across awaits
+    try:
+        for number, call in enumerate(trace.tool_calls, start=1):
+            if call.command is None:
+                calls.append(call)
+                continue
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return _replace_calls(trace, calls), number, tuple(warnings)
+            log.write(f"$ {call.command}\n".encode())
+            try:
+                result = await run_process(
+                    ["bash", "-c", call.command],
+                    cwd=Path(request.workspace),
+                    env=request.env,
+                    timeout_s=remaining,
+                    max_capture_bytes=_MAX_OUTPUT,
+                )
+            except ProcessStartError as exc:
+                calls.append(_rerun(call, output=f"could not start bash: {exc}", exit_code=None))
+                log.write(f"[could not start: {exc}]\n\n".encode())
+                warnings.append(f"command {number} `{call.command}` could not start: {exc}")
+                continue
+            output = (result.stdout + result.stderr).decode("utf-8", errors="replace")
+            log.write(result.stdout + result.stderr)
+            log.write(f"[exit {result.exit_code}{' timed out' if result.timed_out else ''}]\n\n".encode())
+            calls.append(_rerun(call, output=output, exit_code=result.exit_code))
+            if result.timed_out:
+                return _replace_calls(trace, calls), number, tuple(warnings)
+            if call.exit_code is not None and result.exit_code != call.exit_code:
+                warnings.append(
+                    f"command {number} exited {result.exit_code} on replay but {call.exit_code} when "
+                    f"recorded: {call.command}"
+                )
+    finally:
+        log.close()
+    return _replace_calls(trace, calls), None, tuple(warnings)
+
+
+def _rerun(call: ToolCall, *, output: str, exit_code: int | None) -> ToolCall:
+    return ToolCall(
+        name=call.name,
+        command=call.command,
+        input=call.input,
+        output=output,
+        exit_code=exit_code,
+        is_error=exit_code != 0,
+    )
+
+
+def _replace_calls(trace: Trace, calls: list[ToolCall]) -> Trace:
+    return msgspec.structs.replace(trace, tool_calls=tuple(calls))
+
+
+def _failed(error_class: ErrorClass, message: str, *, cassette: Path | None = None) -> ProviderResult:
+    return ProviderResult(
+        ok=False,
+        trace=Trace(),
+        error_class=error_class,
+        error_message=message,
+        cassette=str(cassette) if cassette else None,
+    )

@@ -1,0 +1,144 @@
+"""Registry bookkeeping and suite loading: transactions per file, references, default conditions."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from skillgym.errors import CollectionError, DefinitionError, UsageError
+from skillgym.loader import discover_fixtures, load_suite, suite_files
+from skillgym.model import Budget, Condition, PromptCase, Skill
+from skillgym.registry import Registry, current_registry, default_conditions, use_registry
+from tests.conftest import write_suite
+
+PROMPT = """
+from skillgym import prompt_case
+
+with prompt_case("{id}") as c:
+    c.category("trigger")
+    c.prompt("p")
+    c.expect_skill(None)
+"""
+
+
+def _case(case_id: str, origin: str = "x.py:1") -> PromptCase:
+    return PromptCase(id=case_id, category="c", prompt="p", budget=Budget(timeout_s=1), origin=origin)
+
+
+def test_duplicate_case_ids_name_both_places() -> None:
+    registry = Registry()
+    registry.add_case(_case("dup", "a.py:3"))
+    with pytest.raises(DefinitionError) as info:
+        registry.add_case(_case("dup", "b.py:9"))
+    message = str(info.value)
+    assert "a.py:3" in message and "b.py:9" in message and "rename" in message
+    assert isinstance(info.value, ValueError)
+
+
+def test_mark_and_rollback_forget_only_later_definitions() -> None:
+    registry = Registry()
+    registry.add_case(_case("keep"))
+    mark = registry.mark()
+    registry.add_case(_case("drop"))
+    registry.add_skill(Skill(name="s", path="skills/s"))
+    registry.rollback(mark)
+    assert [c.id for c in registry.cases] == ["keep"]
+    assert registry.build("root").skills == ()
+
+
+def test_use_registry_restores_the_previous_one_even_on_error() -> None:
+    outer = current_registry()
+    inner = Registry()
+    with pytest.raises(RuntimeError), use_registry(inner):
+        assert current_registry() is inner
+        raise RuntimeError("x")
+    assert current_registry() is outer
+
+
+def test_default_conditions_follow_the_declared_skills() -> None:
+    assert [c.id for c in default_conditions(())] == ["none"]
+    skills = (Skill(name="a", path="skills/a", stub="stub.md"), Skill(name="b", path="skills/b"))
+    conditions = {c.id: c for c in default_conditions(skills)}
+    assert list(conditions) == ["none", "self-load", "preloaded"]  # no stale material: no stale condition
+    assert [i.name for i in conditions["self-load"].install] == ["a", "b"]
+    assert conditions["self-load"].inject == ("stub.md",)
+    assert conditions["preloaded"].inject == ("skills/a/SKILL.md", "skills/b/SKILL.md")
+    with_stale = default_conditions((Skill(name="a", path="skills/a", stale="old.md"),))
+    assert with_stale[-1].id == "stale" and with_stale[-1].inject == ("old.md",)
+
+
+def test_explicit_conditions_replace_the_defaults_and_cases_get_them_all() -> None:
+    registry = Registry()
+    registry.add_condition(Condition(id="plain"))
+    registry.add_condition(Condition(id="hinted", inject_text="Use the skill."))
+    registry.add_case(_case("c"))
+    suite = registry.build("root")
+    assert suite.cases[0].conditions == ("plain", "hinted")
+
+
+def test_unknown_references_are_all_reported_with_origin() -> None:
+    registry = Registry()
+    registry.add_skill(Skill(name="real", path="skills/real"))
+    registry.add_case(
+        PromptCase(
+            id="bad", category="c", prompt="p", budget=Budget(timeout_s=1), origin="evals/p.py:4",
+            conditions=("nonsense",), workspace="nope", expected_skill="fake",
+        )
+    )
+    with pytest.raises(CollectionError) as info:
+        registry.build("root")
+    errors = info.value.errors
+    assert len(errors) == 3
+    assert all(e.startswith("evals/p.py:4: case 'bad'") for e in errors)
+    assert "unknown condition 'nonsense'" in errors[0] and "none, self-load, preloaded" in errors[0]
+    assert "unknown workspace preset 'nope'" in errors[1]
+    assert "expected skill 'fake'" in errors[2] and "real" in errors[2]
+
+
+def test_suite_files_skip_data_dirs_and_private_files(tmp_path: Path) -> None:
+    root = write_suite(tmp_path, {
+        "b.py": "", "a/z.py": "", "_helpers.py": "", ".hidden/x.py": "", "fixtures/app.py": "",
+        "skills/s/scripts/tool.py": "", "cassettes/x.py": "", "templates/t/main.py": "", "_private/y.py": "",
+    })
+    assert [p.relative_to(root).as_posix() for p in suite_files(root)] == ["a/z.py", "b.py"]
+    assert [f.name for f in discover_fixtures(root)] == ["app"]
+
+
+def test_a_failing_file_contributes_nothing_and_the_others_still_load(tmp_path: Path) -> None:
+    root = write_suite(tmp_path, {
+        "a.py": PROMPT.format(id="first"),
+        "b.py": PROMPT.format(id="half") + "\nraise ValueError('after registering')\n",
+        "c.py": PROMPT.format(id="third"),
+    })
+    with pytest.raises(CollectionError) as info:
+        load_suite(root)
+    assert len(info.value.errors) == 1
+    assert "b.py:8: ValueError: after registering" in info.value.errors[0]
+    # Fix the broken file: both others were fine all along.
+    (root / "b.py").write_text(PROMPT.format(id="second"))
+    assert [c.id for c in load_suite(root).cases] == ["first", "second", "third"]
+
+
+def test_case_files_can_import_private_helpers_beside_them(tmp_path: Path) -> None:
+    root = write_suite(tmp_path, {
+        "_common.py": "CATEGORY = 'shared'\n",
+        "cases.py": PROMPT.format(id="x").replace('c.category("trigger")', "c.category(_common.CATEGORY)")
+        .replace("from skillgym import prompt_case", "import _common\nfrom skillgym import prompt_case"),
+    })
+    suite = load_suite(root)
+    assert suite.cases[0].category == "shared"
+    assert str(root.resolve()) not in sys.path
+
+
+def test_definition_error_inside_a_file_keeps_its_own_origin(tmp_path: Path) -> None:
+    root = write_suite(tmp_path, {"p.py": PROMPT.format(id="Bad Id")})
+    with pytest.raises(CollectionError) as info:
+        load_suite(root)
+    assert "p.py:3: invalid case id 'Bad Id'" in info.value.errors[0]
+
+
+def test_missing_suite_dir_is_a_usage_error(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="does not exist"):
+        load_suite(tmp_path / "absent")
