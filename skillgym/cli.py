@@ -122,6 +122,7 @@ def _run(args: argparse.Namespace, out: Console) -> int:
     # The engine is imported only when a run really starts: `list` and `--dry-run` stay fast.
     import anyio
 
+    from .bus import Subscriber
     from .report import load_report
     from .reporters.events_log import EventLogWriter
     from .reporters.final import FinalReporter
@@ -143,7 +144,7 @@ def _run(args: argparse.Namespace, out: Console) -> int:
     )
     run_dir = Path(options.output) / str(options.run_id)
     final = FinalReporter(run_dir, baseline=baseline)
-    subscribers = [EventLogWriter(run_dir / "events.jsonl"), final]
+    subscribers: list[Subscriber] = [EventLogWriter(run_dir / "events.jsonl"), final]
     outcome = anyio.run(lambda: execute(plan, suite, options, subscribers, run_dir=run_dir))
     c = outcome.counts
     out.print(

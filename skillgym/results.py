@@ -98,6 +98,7 @@ class TrialResult(Data, frozen=True, kw_only=True):
     error_message: str | None = None
     grade: Grade | None = None
     usage: TokenUsage | None = None
+    warnings: tuple[str, ...] = ()
     started_at: float
     finished_at: float
     duration_s: float

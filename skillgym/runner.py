@@ -97,7 +97,7 @@ class _Brackets:
     def __init__(self, plan: Plan, bus: EventBus, run_id: str) -> None:
         self._bus = bus
         self._run_id = run_id
-        self._lane_left = Counter(i.lane for i in plan.items)
+        self._lane_left: Counter[str] = Counter(i.lane for i in plan.items)
         self._group_left = Counter(_group(i) for i in plan.items)
         self._lane_results: dict[str, list[TrialResult]] = {}
         self._group_results: dict[tuple[str, str, str, str], list[TrialResult]] = {}
@@ -215,6 +215,7 @@ async def execute(
     todo = [i for i in plan.items if i.key not in finished_keys]
     settings = TrialSettings(
         run_dir=str(run_dir),
+        run_id=run_id,
         keep_workspaces=options.keep_workspaces,
         record=options.record,
         passthrough=options.passthrough,

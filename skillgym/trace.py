@@ -80,6 +80,7 @@ class Trace(Data, frozen=True, kw_only=True):
     model: str | None = None
     num_turns: int | None = None
     cost_usd: float | None = None
+    is_error: bool = False  # the agent CLI itself reported the run as failed
 
 
 def shell_commands(trace: Trace) -> list[str]:

@@ -20,7 +20,7 @@ from .providers.base import Provider, ProviderRequest, ProviderResult
 from .redact import redact_env, scrub
 from .results import ErrorClass, Grade, Status, TrialPaths, TrialResult
 from .trace import Trace
-from .workspaces import EnvironmentSetupError, cleanup, hermetic_env, layout_for, materialize
+from .workspaces import EnvironmentSetupError, TrialLayout, cleanup, hermetic_env, layout_for, materialize
 
 # Extra time the harness allows past the case budget before it abandons a provider that ignores its own
 # deadline: the provider kills its process group at the budget; this only guards against a stuck adapter.
@@ -33,6 +33,7 @@ class TrialSettings(msgspec.Struct, frozen=True, kw_only=True):
     """Run-wide knobs a trial needs."""
 
     run_dir: str
+    run_id: str
     keep_workspaces: bool = False
     record: bool = False
     passthrough: dict[str, str] = {}
@@ -72,9 +73,10 @@ async def run_trial(
     folder.mkdir(parents=True, exist_ok=True)
     condition = next(c for c in suite.conditions if c.id == item.condition)
     preset = next((p for p in suite.presets if p.id == case.workspace), None)
+    trial_id = f"{settings.run_id}/{item.key}"  # unique across concurrent runs: cleanup kills by this tag
     env = hermetic_env(
         layout,
-        trial_id=item.key,
+        trial_id=trial_id,
         suite_root=Path(suite.root),
         passthrough=settings.passthrough,
         preset_env=preset.env if preset else {},
@@ -97,7 +99,8 @@ async def run_trial(
         )
         prompt = build_prompt(case, injected=ready.injected, fixtures_dir=env["SKILLGYM_FIXTURES"])
         (folder / "prompt.txt").write_text(scrub(prompt, settings.secrets), encoding="utf-8")
-        outcome = await _invoke(provider, _request(item, case, prompt, layout, env, folder, settings))
+        request = _request(item, case, prompt, layout, env, folder, settings, cwd=ready.cwd)
+        outcome = await _invoke(provider, request)
         if not outcome.ok:
             error = (outcome.error_class or "provider-error", outcome.error_message or "provider failed")
         graded = await _grade(suite, case, outcome, layout, env)
@@ -110,7 +113,7 @@ async def run_trial(
         status = "errored"
     keep = settings.keep_workspaces or status != "passed"
     with anyio.CancelScope(shield=True):
-        await cleanup(layout, trial_id=item.key, keep_workspace=keep)
+        await cleanup(layout, trial_id=trial_id, keep_workspace=keep)
     trace = outcome.trace if outcome else None
     paths = _write_files(folder, trace, settings, keep_workspace=keep, case=case, layout_workspace=layout.workspace)
     finished = clock()
@@ -129,6 +132,7 @@ async def run_trial(
         error_message=scrub(error[1], settings.secrets) if error else None,
         grade=graded,
         usage=trace.usage if trace else None,
+        warnings=tuple(scrub(w, settings.secrets) for w in outcome.warnings) if outcome else (),
         started_at=started,
         finished_at=finished,
         duration_s=round(finished - started, 6),
@@ -139,7 +143,15 @@ async def run_trial(
 
 
 def _request(
-    item: WorkItem, case: Case, prompt: str, layout: Any, env: dict[str, str], folder: Path, s: TrialSettings
+    item: WorkItem,
+    case: Case,
+    prompt: str,
+    layout: TrialLayout,
+    env: dict[str, str],
+    folder: Path,
+    s: TrialSettings,
+    *,
+    cwd: str,
 ) -> ProviderRequest:
     return ProviderRequest(
         key=item.key,
@@ -150,7 +162,7 @@ def _request(
         fingerprint=item.fingerprint,
         model=item.model,
         prompt=prompt,
-        workspace=layout.workspace,
+        workspace=cwd,
         trial_dir=str(folder),
         env=env,
         timeout_s=case.budget.timeout_s,
@@ -177,7 +189,9 @@ class _GraderError(Exception):
     pass
 
 
-async def _grade(suite: Suite, case: Case, outcome: ProviderResult, layout: Any, env: dict[str, str]) -> Grade:
+async def _grade(
+    suite: Suite, case: Case, outcome: ProviderResult, layout: TrialLayout, env: dict[str, str]
+) -> Grade:
     context = GradeContext(
         provider_ok=outcome.ok,
         workspace=layout.workspace,

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 import msgspec
 
 from ..errors import DefinitionError
-from ..model import AntiPatternRule, Budget, Case, Lane, Severity, TokenBudget, WorkflowCheck
+from ..model import LANES, AntiPatternRule, Budget, Case, Lane, Severity, TokenBudget, WorkflowCheck
 from .assertions import AssertionsBuilder
 from .checks import (
     PatternLike,
@@ -341,8 +341,8 @@ class CaseBuilder(Recorder):
         at = caller_origin()
         lanes = [
             lane
-            for lane, cls in _LANE_BUILDERS.items()
-            if lane != self.lane and callable(getattr(cls, name, None))
+            for lane in LANES
+            if lane != self.lane and callable(getattr(_LANE_BUILDERS.get(lane), name, None))
         ]
         if lanes:
             constructors = " or ".join(f"{lane}_case({self._case_id!r})" for lane in lanes)

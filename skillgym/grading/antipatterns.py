@@ -39,25 +39,34 @@ _TMUX_FLAGS = r"(?:\s+-[2CDNluvV]+|\s+-[cfT]\s*\S+)*"
 _TMUX_ANY_FLAGS = r"(?:\s+-[2CDNluvV]+|\s+-[cfTLS]\s*\S+)*"
 _TMUX_WORD = r"(?<![\w./$-])(?:[\w.~-]*/)*tmux(?![\w.-])"
 # Full command names and their official aliases (single-letter prefixes left out: too ambiguous in prose).
-_TMUX_COMMANDS = (
-    "attach-session attach bind-key bind break-pane breakp capture-pane capturep choose-buffer choose-client "
-    "choose-tree clear-history clearhist clock-mode command-prompt confirm-before confirm copy-mode "
-    "customize-mode delete-buffer deleteb detach-client detach display-menu menu display-message display "
-    "display-popup popup display-panes displayp find-window findw has-session has if-shell if join-pane joinp "
-    "kill-pane killp kill-server kill-session kill-window killw last-pane lastp last-window last link-window "
-    "linkw list-buffers lsb list-clients lsc list-commands lscm list-keys lsk list-panes lsp list-sessions ls "
-    "list-windows lsw load-buffer loadb lock-client lockc lock-server lock lock-session locks move-pane movep "
-    "move-window movew new-session new new-window neww next-layout nextl next-window next paste-buffer pasteb "
-    "pipe-pane pipep previous-layout prevl previous-window prev refresh-client refresh rename-session rename "
-    "rename-window renamew resize-pane resizep resize-window resizew respawn-pane respawnp respawn-window "
-    "respawnw rotate-window rotatew run-shell run save-buffer saveb select-layout selectl select-pane selectp "
-    "select-window selectw send-keys send send-prefix server-access set-buffer setb set-environment setenv "
-    "set-hook set-option set set-window-option setw show-buffer showb show-environment showenv show-hooks "
-    "show-messages showmsgs show-options show show-window-options showw source-file source split-window "
-    "splitw start-server start suspend-client suspendc swap-pane swapp swap-window swapw switch-client "
-    "switchc unbind-key unbind unlink-window unlinkw wait-for wait"
-).split()
-_TMUX_COMMAND = "(?:" + "|".join(sorted(map(re.escape, _TMUX_COMMANDS), key=len, reverse=True)) + r")(?![\w-])"
+_TMUX_COMMANDS = tuple(
+    word
+    for line in (
+        "attach-session attach bind-key bind break-pane breakp capture-pane capturep choose-buffer",
+        "choose-client choose-tree clear-history clearhist clock-mode command-prompt confirm-before",
+        "confirm copy-mode customize-mode delete-buffer deleteb detach-client detach display-menu",
+        "menu display-message display display-popup popup display-panes displayp find-window findw",
+        "has-session has if-shell if join-pane joinp kill-pane killp kill-server kill-session",
+        "kill-window killw last-pane lastp last-window last link-window linkw list-buffers lsb",
+        "list-clients lsc list-commands lscm list-keys lsk list-panes lsp list-sessions ls",
+        "list-windows lsw load-buffer loadb lock-client lockc lock-server lock lock-session locks",
+        "move-pane movep move-window movew new-session new new-window neww next-layout nextl",
+        "next-window next paste-buffer pasteb pipe-pane pipep previous-layout prevl previous-window",
+        "prev refresh-client refresh rename-session rename rename-window renamew resize-pane resizep",
+        "resize-window resizew respawn-pane respawnp respawn-window respawnw rotate-window rotatew",
+        "run-shell run save-buffer saveb select-layout selectl select-pane selectp select-window",
+        "selectw send-keys send send-prefix server-access set-buffer setb set-environment setenv",
+        "set-hook set-option set set-window-option setw show-buffer showb show-environment showenv",
+        "show-hooks show-messages showmsgs show-options show show-window-options showw source-file",
+        "source split-window splitw start-server start suspend-client suspendc swap-pane swapp",
+        "swap-window swapw switch-client switchc unbind-key unbind unlink-window unlinkw wait-for",
+        "wait",
+    )
+    for word in line.split()
+)
+_TMUX_COMMAND = (
+    "(?:" + "|".join(sorted(map(re.escape, _TMUX_COMMANDS), key=len, reverse=True)) + r")(?![\w-])"
+)
 
 DEFAULT_RULES: Final[tuple[AntiPatternRule, ...]] = (
     AntiPatternRule(
@@ -81,7 +90,8 @@ DEFAULT_RULES: Final[tuple[AntiPatternRule, ...]] = (
                 flags="i",
             ),
         ),
-        suggested_fix="capture the pane: tmux -L NAME capture-pane -p -t SESSION (or the skill's screenshot script)",
+        suggested_fix="capture the pane: tmux -L NAME capture-pane -p -t SESSION "
+        "(or the skill's screenshot script)",
     ),
     AntiPatternRule(
         id="screen-usage",
@@ -97,7 +107,15 @@ DEFAULT_RULES: Final[tuple[AntiPatternRule, ...]] = (
         severity="warning",
         patterns=(
             Pattern(
-                regex="(" + _TMUX_WORD + r")(?!" + _TMUX_FLAGS + r"\s+-[2CDNluvV]*[LS])(?=" + _TMUX_FLAGS + r"\s+" + _TMUX_COMMAND + ")",
+                regex="("
+                + _TMUX_WORD
+                + r")(?!"
+                + _TMUX_FLAGS
+                + r"\s+-[2CDNluvV]*[LS])(?="
+                + _TMUX_FLAGS
+                + r"\s+"
+                + _TMUX_COMMAND
+                + ")",
                 flags="",
             ),
         ),

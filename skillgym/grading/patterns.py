@@ -152,7 +152,9 @@ def is_negated(text: str, offset: int) -> bool:
     return _NEGATION_END.search(window) is not None
 
 
-def find_all(pattern: Pattern, text: str, *, negation: bool = False, index: LineIndex | None = None) -> list[PatternMatch]:
+def find_all(
+    pattern: Pattern, text: str, *, negation: bool = False, index: LineIndex | None = None
+) -> list[PatternMatch]:
     """Every occurrence of ``pattern`` in ``text``; with ``negation``, each says whether it is negated."""
     compiled = compile_pattern(pattern)
     lines = index or LineIndex(text)

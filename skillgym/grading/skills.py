@@ -68,7 +68,7 @@ def mentioned_skills(text: str, candidates: Iterable[str]) -> tuple[str, ...]:
 
 
 def select_skills(trace: Trace, text: str, candidates: Sequence[str]) -> tuple[str, ...]:
-    """The skills the agent selected: trace evidence when there is any, else unrejected mentions in ``text``."""
+    """The skills the agent selected: trace evidence if there is any, else unrejected mentions in ``text``."""
     loaded = evidence_skills(trace, candidates)
     if loaded:
         return loaded

@@ -34,7 +34,7 @@ class _Source:
         return None
 
     def uses(self, pattern: Pattern) -> list[str]:
-        """Occurrences of a forbidden pattern that count: in prose those outside a negation, in commands all."""
+        """Uses of a forbidden pattern: in prose those outside a negation, in commands every one."""
         places: list[str] = []
         for position, (text, index) in enumerate(zip(self.texts, self.indexes, strict=True)):
             if self.corpus == "prose":
@@ -52,7 +52,8 @@ def _own(check: WorkflowCheck, source: _Source) -> tuple[bool, list[str], list[s
     for pattern in check.required_patterns:
         place = source.first(pattern)
         if place is None:
-            problems.append(f"missing {show_pattern(pattern)}")
+            where = "no command run matches" if source.corpus == "commands" else "the response never mentions"
+            problems.append(f"{where} {show_pattern(pattern)}")
         else:
             evidence.append(f"{show_pattern(pattern)} at {place}")
     for pattern in check.forbidden_patterns:
@@ -60,6 +61,30 @@ def _own(check: WorkflowCheck, source: _Source) -> tuple[bool, list[str], list[s
         if places:
             problems.append(f"uses forbidden {show_pattern(pattern)} at {', '.join(places[:3])}")
     return not problems, problems, evidence
+
+
+def _cycles(by_id: dict[str, WorkflowCheck]) -> dict[str, str]:
+    """Each check on a dependency cycle, with the cycle spelled out ("a -> b -> a")."""
+    found: dict[str, str] = {}
+    done: set[str] = set()
+
+    def visit(check_id: str, stack: list[str]) -> None:
+        if check_id in stack:
+            loop = [*stack[stack.index(check_id) :], check_id]
+            for member in loop[:-1]:
+                found.setdefault(member, " -> ".join(loop))
+            return
+        if check_id in done or check_id not in by_id:
+            return
+        stack.append(check_id)
+        for dependency in by_id[check_id].depends_on:
+            visit(dependency, stack)
+        stack.pop()
+        done.add(check_id)
+
+    for check_id in by_id:
+        visit(check_id, [])
+    return found
 
 
 def failed_dependency_message(check_id: str) -> str:
@@ -76,35 +101,37 @@ def evaluate_workflow(
     """
     source = _Source(corpus, texts)
     by_id = {check.id: check for check in checks}
-    own = {check.id: _own(check, source) for check in checks}
+    cycles = _cycles(by_id)
     resolved: dict[str, tuple[bool, str]] = {}
 
-    def resolve(check_id: str, path: tuple[str, ...]) -> tuple[bool, str]:
+    def resolve(check_id: str) -> tuple[bool, str]:
         if check_id in resolved:
             return resolved[check_id]
-        ok, problems, evidence = own[check_id]
-        messages = list(problems)
-        for dependency in by_id[check_id].depends_on:
-            if dependency in path or dependency == check_id:
-                cycle = " -> ".join((*path[path.index(dependency) :], check_id, dependency)) if dependency in path else f"{check_id} -> {check_id}"
-                messages.append(f"is part of a dependency cycle: {cycle}")
-                ok = False
-            elif dependency not in by_id:
-                known = ", ".join(repr(k) for k in by_id) or "none"
-                messages.append(f"depends on unknown step {dependency!r} (steps: {known})")
-                ok = False
-            elif not resolve(dependency, (*path, check_id))[0]:
-                messages.append(failed_dependency_message(dependency))
-                ok = False
-        message = "; ".join(messages) if messages else "found " + ", ".join(evidence) if evidence else "holds"
+        ok, messages, evidence = _own(by_id[check_id], source)
+        if check_id in cycles:
+            messages.append(f"is part of a dependency cycle: {cycles[check_id]}")
+            ok = False
+        else:
+            for dependency in by_id[check_id].depends_on:
+                if dependency not in by_id:
+                    known = ", ".join(repr(k) for k in by_id)
+                    messages.append(f"depends on unknown step {dependency!r} (steps: {known})")
+                    ok = False
+                elif not resolve(dependency)[0]:
+                    messages.append(failed_dependency_message(dependency))
+                    ok = False
+        found = ("found " + ", ".join(evidence)) if evidence else "holds"
+        message = "; ".join(messages) if messages else found
         resolved[check_id] = (ok, message)
         return ok, message
 
     outcomes = []
     for check in checks:
-        ok, message = resolve(check.id, ())
+        ok, message = resolve(check.id)
         outcomes.append(
-            CheckOutcome(id=check.id, kind="workflow", required=gates and check.required, passed=ok, message=message)
+            CheckOutcome(
+                id=check.id, kind="workflow", required=gates and check.required, passed=ok, message=message
+            )
         )
     return tuple(outcomes)
 

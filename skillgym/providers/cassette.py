@@ -11,7 +11,6 @@ the ``format`` the header names (a key of ``tracefmt.PARSERS``).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Final
@@ -128,7 +127,7 @@ def read_cassette(path: Path) -> CassetteMeta:
         raise CassetteError(f"{path}:1: the cassette header is not a JSON object: {exc}") from exc
     if version != CASSETTE_VERSION:
         raise CassetteError(
-            f"{path}:1: expected cassette version {CASSETTE_VERSION} in the header's \"cassette\" field, "
+            f'{path}:1: expected cassette version {CASSETTE_VERSION} in the header\'s "cassette" field, '
             f"found {version!r}; re-record it with this skillgym's --record"
         )
     try:
@@ -156,5 +155,4 @@ def write_cassette(path: Path, meta: CassetteMeta, lines: Iterable[bytes]) -> No
                 "stream split into lines"
             )
         body.append(line)
-    os.makedirs(path.parent, exist_ok=True)
     write_atomic(path, b"\n".join(body) + b"\n")

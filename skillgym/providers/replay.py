@@ -117,12 +117,14 @@ class ReplayProvider:
                 "provider-error",
                 f"no cassette for {request.lane} case {request.case_id!r}, condition {request.condition!r}, "
                 f"trial {request.trial}: looked for {candidates[0]} and then {candidates[1]}; record one "
-                f"with --record --provider {provider}",
+                f"with --record --provider {provider} --model {model}",
             )
         try:
             meta, trace = await anyio.to_thread.run_sync(_load, path, Path(request.stdout_path))
         except CassetteError as exc:
             return _failed("provider-error", str(exc), cassette=path)
+        except OSError as exc:
+            return _failed("provider-error", f"cannot replay {path}: {exc}", cassette=path)
         warnings = _warnings(meta, request, path)
         if meta.error_class is not None:
             return ProviderResult(
@@ -130,7 +132,9 @@ class ReplayProvider:
                 trace=trace,
                 model=meta.model,
                 error_class=meta.error_class,
-                error_message=f"replayed a recorded failure from {path}: {meta.error_message or meta.error_class}",
+                error_message=(
+                    f"replayed a recorded failure from {path}: {meta.error_message or meta.error_class}"
+                ),
                 cassette=str(path),
                 warnings=warnings,
             )
@@ -187,8 +191,8 @@ def _load(path: Path, stdout_path: Path) -> tuple[CassetteMeta, Trace]:
         except StreamParseError as exc:
             # The parser counts stream lines; the file has the header first.
             raise CassetteError(
-                f"{path}:{exc.line + 1}: expected {exc.expected}, found {exc.found!r}; fix the line or "
-                "re-record the cassette"
+                f"{path}:{exc.line + 1}: expected {exc.expected}; {exc.problem} (found {exc.found!r}); "
+                "fix the line or re-record the cassette"
             ) from exc
     return meta, trace if trace.model is not None else msgspec.structs.replace(trace, model=meta.model)
 

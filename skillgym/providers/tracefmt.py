@@ -3,14 +3,16 @@
 Events, each one JSON object on its own line, told apart by ``type``::
 
     {"type": "message", "role": "assistant", "text": "..."}
-    {"type": "tool_call", "name": "Bash", "command": "...", "input": "...", "output": "...", "exit_code": 0}
+    {"type": "tool_call", "name": "Bash", "command": "ls", "input": "", "output": "a.txt", "exit_code": 0}
     {"type": "skill", "skill": "tmux-tui", "source": "skill-tool", "confidence": "high"}
-    {"type": "usage", "input": 10, "output": 5, "cache_read": 0, "cache_write": 0, "reasoning": 0, "total": 15}
+    {"type": "usage", "input": 9, "output": 5, "cache_read": 0, "cache_write": 1, "total": 15}
     {"type": "result", "text": "final answer", "session_id": "...", "model": "...", "num_turns": 3}
 
-Messages, tool calls and skill evidence keep their order. Each usage record is one turn's usage and the
-trace's usage is their field-wise sum (a count no record gave stays None, never guessed). At most one
-result; without one, the final text is the last assistant message's text. Blank lines are skipped.
+Messages, tool calls and skill evidence keep their order. Each usage record is one turn's usage (keys
+input, output, cache_read, cache_write, reasoning, total) and the trace's usage is their field-wise sum;
+a count no record gave stays None, never guessed. At most one result; without one, the final text is the
+last assistant message's text. ``is_error`` on the result becomes ``Trace.is_error``. Blank lines are
+skipped.
 """
 
 from __future__ import annotations
@@ -37,12 +39,17 @@ TRACE_FORMAT: Final = "skillgym-trace"
 
 
 class StreamParseError(SkillgymError, ValueError):
-    """A provider stream line is not what its format allows; ``line`` is 1-based within the stream."""
+    """A provider stream line is not what its format allows; ``line`` is 1-based within the stream.
 
-    def __init__(self, message: str, *, line: int, expected: str, found: str) -> None:
+    ``expected`` says what the line should have been, ``problem`` what is wrong with it (for example
+    ``Object missing required field `name` - at `$```) and ``found`` quotes its start.
+    """
+
+    def __init__(self, message: str, *, line: int, expected: str, problem: str, found: str) -> None:
         super().__init__(message)
         self.line = line
         self.expected = expected
+        self.problem = problem
         self.found = found
 
 
@@ -120,6 +127,7 @@ def decode_event(line: bytes, number: int) -> TraceEvent:
             f"line {number}: expected {_EXPECTED}; {exc} (found {found!r})",
             line=number,
             expected=_EXPECTED,
+            problem=str(exc),
             found=found,
         ) from exc
 
@@ -169,6 +177,7 @@ def parse_trace_stream(lines: Iterable[bytes]) -> Trace:
                     "had one; keep only the last",
                     line=number,
                     expected="at most one result event",
+                    problem=f"line {result_line} already had one",
                     found="a second result event",
                 )
             result, result_line = event, number
@@ -183,6 +192,7 @@ def parse_trace_stream(lines: Iterable[bytes]) -> Trace:
         model=result.model if result else None,
         num_turns=result.num_turns if result else None,
         cost_usd=result.cost_usd if result else None,
+        is_error=result.is_error if result else False,
     )
 
 
@@ -204,7 +214,8 @@ def encode_trace_stream(trace: Trace) -> bytes:
         for c in trace.tool_calls
     ]
     events += [
-        SkillEvent(skill=s.skill, source=s.source, confidence=s.confidence, detail=s.detail) for s in trace.skills
+        SkillEvent(skill=s.skill, source=s.source, confidence=s.confidence, detail=s.detail)
+        for s in trace.skills
     ]
     if trace.usage is not None:
         events.append(UsageEvent(**{f: getattr(trace.usage, f) for f in _USAGE_FIELDS}))
@@ -215,6 +226,7 @@ def encode_trace_stream(trace: Trace) -> bytes:
             model=trace.model,
             num_turns=trace.num_turns,
             cost_usd=trace.cost_usd,
+            is_error=trace.is_error,
         )
     )
     return b"".join(_encoder.encode(event) + b"\n" for event in events)

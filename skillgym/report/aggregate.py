@@ -190,7 +190,8 @@ def lane_summary(lane: Lane, stats: Sequence[CaseStats], results: Sequence[Trial
         counts=counts,
         pass_rate=_rate(counts.passed, counts.total),
         pass_rate_excluding_errors=_rate(counts.passed, graded) if graded else None,
-        case_pass_interval=clustered_bootstrap_mean(list(by_case.values())),
+        # One case gives a point interval that looks certain; a case-level interval needs two or more.
+        case_pass_interval=clustered_bootstrap_mean(list(by_case.values())) if len(by_case) > 1 else None,
         mean_score=sum(scores) / len(scores) if scores else None,
     )
 
@@ -295,7 +296,7 @@ def build_report(start: RunStart, results: Sequence[TrialResult], *, interrupted
     return Report(
         run_id=start.run_id,
         suite=start.suite,
-        lanes=start.lanes,
+        lanes=lanes,
         conditions=start.conditions,
         providers=start.providers,
         trials=start.trials,

@@ -25,8 +25,8 @@ _MAX_COMMAND_OUTPUT = 4 * 1024 * 1024
 class EnvironmentSetupError(SkillgymError, RuntimeError):
     """A trial's workspace could not be built; the runner records it as that trial's environment-error.
 
-    ``command``, ``exit_code``, ``timed_out`` and ``log_path`` are set when a bootstrap or setup command
-    failed.
+    ``command``, ``returncode``, ``timed_out`` and ``log_path`` are set when a bootstrap or setup
+    command failed (``exit_code`` stays the process exit code every SkillgymError carries).
     """
 
     def __init__(
@@ -34,13 +34,13 @@ class EnvironmentSetupError(SkillgymError, RuntimeError):
         message: str,
         *,
         command: tuple[str, ...] | None = None,
-        exit_code: int | None = None,
+        returncode: int | None = None,
         timed_out: bool = False,
         log_path: str | None = None,
     ) -> None:
         super().__init__(message)
         self.command = command
-        self.exit_code = exit_code
+        self.returncode = returncode
         self.timed_out = timed_out
         self.log_path = log_path
 
@@ -82,7 +82,9 @@ async def materialize(
         _prepare, layout, suite_root, condition, preset, tuple(dict.fromkeys(skill_dirs))
     )
     workspace = Path(layout.workspace)
-    default_cwd = _cwd_in(workspace, preset.cwd, what=f"workspace preset {preset.id!r} cwd") if preset else None
+    default_cwd = (
+        _cwd_in(workspace, preset.cwd, what=f"workspace preset {preset.id!r} cwd") if preset else None
+    )
     commands: list[tuple[str, Command]] = []
     if preset is not None:
         commands += [(f"workspace preset {preset.id!r} bootstrap", c) for c in preset.bootstrap]
@@ -185,7 +187,9 @@ def _install_skills(
                     target.mkdir(parents=True, exist_ok=True)
                     shutil.copy2(source, target / "SKILL.md")
             except (OSError, shutil.Error) as exc:
-                raise EnvironmentSetupError(f"installing {what} from {source} at {target} failed: {exc}") from exc
+                raise EnvironmentSetupError(
+                    f"installing {what} from {source} at {target} failed: {exc}"
+                ) from exc
             installed.append(str(target))
     return tuple(installed)
 
@@ -247,11 +251,15 @@ async def _run_command(label: str, command: Command, *, cwd: Path, env: Mapping[
             log_path=str(log),
         )
     if result.exit_code != 0:
-        how = f"exited with {result.exit_code}" if result.exit_code is not None else f"died of signal {result.signal}"
+        how = (
+            f"exited with {result.exit_code}"
+            if result.exit_code is not None
+            else f"died of signal {result.signal}"
+        )
         raise EnvironmentSetupError(
             f"{label} `{shown}` {how} (cwd {cwd}); its output is in {log}; fix the command or what it needs",
             command=argv,
-            exit_code=result.exit_code,
+            returncode=result.exit_code,
             log_path=str(log),
         )
 

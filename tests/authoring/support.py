@@ -1,10 +1,9 @@
-"""Helpers for the authoring tests: where a marked line is, and minimal valid cases to extend."""
+"""Helpers for the authoring tests: where a marked line of the calling test is."""
 
 from __future__ import annotations
 
 import inspect
 import os
-from functools import cache
 from pathlib import Path
 
 
@@ -15,14 +14,10 @@ def shown(path: str) -> str:
     return full.relative_to(cwd).as_posix() if full.is_relative_to(cwd) else full.as_posix()
 
 
-@cache
-def _lines(path: str) -> tuple[str, ...]:
-    return tuple(Path(path).read_text(encoding="utf-8").splitlines())
-
-
 def at(marker: str) -> str:
-    """``path:line`` of the line in the calling test file that carries the comment ``# @marker``."""
-    caller = inspect.stack()[1].filename
-    hits = [n for n, line in enumerate(_lines(caller), start=1) if line.rstrip().endswith(f"# @{marker}")]
-    assert len(hits) == 1, f"marker {marker!r} found {len(hits)} times in {caller}"
-    return f"{shown(caller)}:{hits[0]}"
+    """``path:line`` of the line in the calling function that ends with the comment ``# @marker``."""
+    frame = inspect.stack()[1]
+    lines, first = inspect.getsourcelines(frame.frame.f_code)
+    hits = [first + n for n, line in enumerate(lines) if line.rstrip().endswith(f"# @{marker}")]
+    assert len(hits) == 1, f"marker {marker!r} found {len(hits)} times in {frame.function}"
+    return f"{shown(frame.filename)}:{hits[0]}"

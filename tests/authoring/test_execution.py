@@ -147,8 +147,14 @@ def test_setup_commands_reference_steps_and_expect_skill() -> None:
     assert case.expected_skill == "tmux-tui"
     assert case.setup == (
         Command(argv=("python", "fixtures/hello.py", "--prepare"), id="setup-1", timeout_s=60.0),
-        Command(argv=("make", "seed"), id="seed", description="seed the data", cwd="app", env={"MODE": "test"},
-                timeout_s=5.0),
+        Command(
+            argv=("make", "seed"),
+            id="seed",
+            description="seed the data",
+            cwd="app",
+            env={"MODE": "test"},
+            timeout_s=5.0,
+        ),
     )
     assert case.reference_steps == 5
 
@@ -156,31 +162,34 @@ def test_setup_commands_reference_steps_and_expect_skill() -> None:
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        ("make test", "must be an argv list, not a shell string: use ['sh', '-c', ...] if you really need a shell"),
+        (
+            "make test",
+            "must be an argv list, not a shell string: use ['sh', '-c', ...] if you really need a shell",
+        ),
         ([], "must be a non-empty argv list"),
         (["make", ""], "every argv item is a non-empty string"),
     ],
 )
 def test_setup_rejects_shell_strings_and_empty_argv(argv: object, message: str) -> None:
-    with use_registry(Registry()), pytest.raises(DefinitionError) as info:
-        with execution_case("e") as c:
-            _minimal(c)
+    with use_registry(Registry()), execution_case("e") as c:
+        _minimal(c)
+        with pytest.raises(DefinitionError) as info:
             c.setup(argv)  # type: ignore[arg-type]  # @setup
     assert message in str(info.value)
     assert info.value.origin == at("setup")
 
 
 def test_setup_cwd_must_be_relative() -> None:
-    with use_registry(Registry()), pytest.raises(DefinitionError, match=r"cwd '/tmp' is absolute"):
-        with execution_case("e") as c:
-            _minimal(c)
+    with use_registry(Registry()), execution_case("e") as c:
+        _minimal(c)
+        with pytest.raises(DefinitionError, match=r"cwd '/tmp' is absolute"):
             c.setup(["true"], cwd="/tmp")
 
 
 def test_reference_steps_must_be_positive() -> None:
-    with use_registry(Registry()), pytest.raises(DefinitionError, match="reference_steps must be a whole number"):
-        with execution_case("e") as c:
-            _minimal(c)
+    with use_registry(Registry()), execution_case("e") as c:
+        _minimal(c)
+        with pytest.raises(DefinitionError, match="reference_steps must be a whole number"):
             c.reference_steps(0)
 
 
@@ -191,6 +200,7 @@ def test_artifact_requirements() -> None:
             c.artifact("screenshot", "*.png", "shots/*.svg", min_count=2, description="two shots")  # @shot
             c.artifact("log", required=False)  # @log
         (case,) = reg.cases
+    assert isinstance(case, ExecutionCase)
     assert case.artifacts == (
         ArtifactRequirement(
             artifact="screenshot",
@@ -204,9 +214,9 @@ def test_artifact_requirements() -> None:
 
 
 def test_artifact_kind_is_checked() -> None:
-    with use_registry(Registry()), pytest.raises(DefinitionError, match="unknown artifact kind 'video'; use one of"):
-        with execution_case("e") as c:
-            _minimal(c)
+    with use_registry(Registry()), execution_case("e") as c:
+        _minimal(c)
+        with pytest.raises(DefinitionError, match="unknown artifact kind 'video'; use one of"):
             c.artifact("video")  # type: ignore[arg-type]
 
 
@@ -220,39 +230,41 @@ def test_raw_verifier_and_raw_artifact_requirement() -> None:
             c.raw_verifier(verifier)  # @verifier
             c.raw_artifact_requirement(requirement)
         (case,) = reg.cases
+    assert isinstance(case, ExecutionCase)
     assert case.verifiers == (msgspec.structs.replace(verifier, origin=at("verifier")),)
     assert case.artifacts == (requirement,)
 
 
 def test_raw_escape_hatches_reject_other_types() -> None:
-    with use_registry(Registry()), pytest.raises(DefinitionError, match="expected a verifier Struct"):
-        with execution_case("e") as c:
-            _minimal(c)
+    with use_registry(Registry()), execution_case("e") as c:
+        _minimal(c)
+        with pytest.raises(DefinitionError, match="expected a verifier Struct"):
             c.raw_verifier(WorkflowCheck(id="x"))  # type: ignore[arg-type]
-    with use_registry(Registry()), pytest.raises(DefinitionError, match="expected a skillgym.model.ArtifactRequirement"):
-        with execution_case("e") as c:
-            _minimal(c)
+        with pytest.raises(DefinitionError, match=r"expected a skillgym\.model\.ArtifactRequirement"):
             c.raw_artifact_requirement(FileExists(id="x", path="y"))  # type: ignore[arg-type]
 
 
 def test_raw_verifier_patterns_are_validated() -> None:
     bad = FileContains(id="broken", path="a.txt", pattern=Pattern(regex="[", flags="i"))
-    with use_registry(Registry()), pytest.raises(DefinitionError) as info:
-        with execution_case("e") as c:
-            _minimal(c)
+    with use_registry(Registry()), execution_case("e") as c:
+        _minimal(c)
+        with pytest.raises(DefinitionError) as info:
             c.raw_verifier(bad)
     assert "invalid regex '[' in verifier 'broken'" in str(info.value)
 
 
 def test_raw_verifier_flags_must_be_known() -> None:
     bad = FileContains(id="broken", path="a.txt", pattern=Pattern(regex="a", flags="x"))
-    with use_registry(Registry()), pytest.raises(DefinitionError, match="flags are a subset of 'ims'"):
-        with execution_case("e") as c:
-            _minimal(c)
+    with use_registry(Registry()), execution_case("e") as c:
+        _minimal(c)
+        with pytest.raises(DefinitionError, match="flags are a subset of 'ims'"):
             c.raw_verifier(bad)
 
 
 def test_fixture_name_follows_the_id_rule() -> None:
-    with use_registry(Registry()), pytest.raises(DefinitionError, match="invalid fixture name 'Hello Prompt'"):
-        with execution_case("e") as c:
-            c.fixture("Hello Prompt")
+    with (
+        use_registry(Registry()),
+        pytest.raises(DefinitionError, match="invalid fixture name 'Hello Prompt'"),
+        execution_case("e") as c,
+    ):
+        c.fixture("Hello Prompt")

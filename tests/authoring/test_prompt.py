@@ -143,7 +143,10 @@ def test_case_anti_pattern() -> None:
             id="blind-sleep",
             description="sleeping instead of waiting on output",
             severity="error",
-            patterns=(Pattern(regex=r"\bsleep\s+\d", flags="i"), Pattern(regex="wait a few seconds", flags="i")),
+            patterns=(
+                Pattern(regex=r"\bsleep\s+\d", flags="i"),
+                Pattern(regex="wait a few seconds", flags="i"),
+            ),
             suggested_fix="wait on the pane's text",
             origin=at("rule"),
         ),
@@ -216,19 +219,17 @@ def test_raw_workflow_check_keeps_the_struct_and_fills_an_empty_origin() -> None
 
 
 def test_raw_workflow_check_rejects_other_types() -> None:
-    with use_registry(Registry()) as reg:
-        with pytest.raises(DefinitionError, match="expected a skillgym.model.WorkflowCheck, got dict"):
-            with prompt_case("p") as c:
-                _minimal(c)
-                c.raw_workflow_check({"id": "x"})  # type: ignore[arg-type]
-        assert reg.cases == ()
+    with use_registry(Registry()), prompt_case("p") as c:
+        _minimal(c)
+        with pytest.raises(DefinitionError, match=r"expected a skillgym\.model\.WorkflowCheck, got dict"):
+            c.raw_workflow_check({"id": "x"})  # type: ignore[arg-type]
 
 
 def test_raw_workflow_check_validates_its_patterns() -> None:
     bad = WorkflowCheck(id="plan", required_patterns=(Pattern(regex="(", flags="i"),))
-    with use_registry(Registry()), pytest.raises(DefinitionError) as info:
-        with prompt_case("p") as c:
-            _minimal(c)
+    with use_registry(Registry()), prompt_case("p") as c:
+        _minimal(c)
+        with pytest.raises(DefinitionError) as info:
             c.raw_workflow_check(bad)  # @bad
     assert str(info.value).startswith(f"{at('bad')}: case 'p': invalid regex '(' in step 'plan'")
 
@@ -240,7 +241,10 @@ def test_raw_workflow_check_validates_its_patterns() -> None:
         (lambda c: c.budget(timeout_s=0), "timeout_s must be a number greater than 0, got 0"),
         (lambda c: c.budget(max_turns=2.5), "max_turns must be a whole number of at least 1, got 2.5"),
         (lambda c: c.budget(max_turns=True), "max_turns must be a whole number"),
-        (lambda c: c.token_budget(max_regression_percent=-1), "max_regression_percent must be a number at least 0"),
+        (
+            lambda c: c.token_budget(max_regression_percent=-1),
+            "max_regression_percent must be a number at least 0",
+        ),
         (lambda c: c.conditions(), "c.conditions() needs at least one condition id"),
         (lambda c: c.rubric(), "c.rubric() needs at least one item"),
         (lambda c: c.tags(""), "tag is empty"),
@@ -251,17 +255,21 @@ def test_raw_workflow_check_validates_its_patterns() -> None:
         (lambda c: c.category(3), "category must be a string, got int 3"),
     ],
 )
-def test_bad_arguments_are_definition_errors_at_the_call(call: Callable[[PromptBuilder], None], message: str) -> None:
-    with use_registry(Registry()) as reg:
-        with pytest.raises(DefinitionError) as info:
-            with prompt_case("p") as c:
-                _minimal(c)
-                call(c)
-        assert message in str(info.value)
-        # The origin is the user's own frame that made the call: here, the lambda's line.
-        assert info.value.origin == f"{shown(__file__)}:{call.__code__.co_firstlineno}"
-        assert info.value.case_id == "p"
-        assert reg.cases == ()
+def test_bad_arguments_are_definition_errors_at_the_call(
+    call: Callable[[PromptBuilder], None], message: str
+) -> None:
+    def define() -> None:
+        with prompt_case("p") as c:
+            _minimal(c)
+            call(c)
+
+    with use_registry(Registry()) as reg, pytest.raises(DefinitionError) as info:
+        define()
+    assert message in str(info.value)
+    # The origin is the user's own frame that made the call: here, the lambda's line.
+    assert info.value.origin == f"{shown(__file__)}:{call.__code__.co_firstlineno}"
+    assert info.value.case_id == "p"
+    assert reg.cases == ()
 
 
 def test_budget_keeps_lane_defaults_for_values_left_out() -> None:
@@ -274,10 +282,11 @@ def test_budget_keeps_lane_defaults_for_values_left_out() -> None:
 
 
 def test_setting_a_field_twice_names_the_first_call() -> None:
-    with use_registry(Registry()), pytest.raises(DefinitionError) as info:
-        with prompt_case("p") as c:
-            c.prompt("one")  # @first
-            c.prompt("two")  # @second
+    with use_registry(Registry()), prompt_case("p") as c:
+        _minimal(c)
+        c.context("one")  # @first
+        with pytest.raises(DefinitionError) as info:
+            c.context("two")  # @second
     assert info.value.origin == at("second")
-    assert f"c.prompt() was already called at {at('first')}" in str(info.value)
+    assert f"c.context() was already called at {at('first')}" in str(info.value)
     assert "remove one of the calls" in str(info.value)

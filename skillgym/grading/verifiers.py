@@ -1,0 +1,307 @@
+"""Verifiers judge real effects (files, fixture logs, exit codes, tmux servers); a crash is a failed check."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import os
+import shlex
+import stat
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Final
+
+import anyio.to_thread
+import msgspec
+
+from ..model import (
+    ArtifactExists,
+    CommandCheck,
+    CustomVerifier,
+    FileContains,
+    FileExists,
+    FixtureLogContains,
+    NoLiveSessions,
+    Verifier,
+)
+from ..process import ProcessStartError, run_process
+from ..results import CheckOutcome
+from .artifacts import PathEscapeError, find_artifacts, inside, judge_artifacts
+from .context import GradeContext
+from .patterns import compile_pattern, show_pattern
+
+__all__ = ("run_verifier", "run_verifiers")
+
+# Larger files are judged on their first part: a verifier reads evidence, not bulk data.
+MAX_READ_BYTES: Final = 16 * 1024 * 1024
+TMUX_QUERY_TIMEOUT_S: Final = 10.0
+# What tmux prints when a socket has no server behind it: a leftover socket file, not a live session.
+_NO_SERVER: Final = (
+    "no server running",
+    "error connecting",
+    "no such file or directory",
+    "connection refused",
+)
+
+_Verdict = tuple[bool, str]
+
+
+class _LogRecord(msgspec.Struct):
+    """One line of a fixture's ground-truth log; other fields are ignored."""
+
+    event: str
+    text: str = ""
+
+
+def _read_text(path: Path) -> str:
+    with path.open("rb") as file:
+        return file.read(MAX_READ_BYTES).decode("utf-8", errors="replace")
+
+
+def _workspace_file(ctx: GradeContext, relative: str) -> tuple[Path | None, str]:
+    """The file ``relative`` in the workspace, or None and why not."""
+    try:
+        path = inside(Path(ctx.workspace), relative)
+    except PathEscapeError as exc:
+        return None, str(exc)
+    if not path.exists():
+        return None, f"{relative} does not exist in the workspace"
+    if not path.is_file():
+        return None, f"{relative} is not a regular file"
+    return path, ""
+
+
+async def _file_exists(v: FileExists, ctx: GradeContext) -> _Verdict:
+    path, problem = _workspace_file(ctx, v.path)
+    return (True, f"{v.path} exists") if path is not None else (False, problem)
+
+
+async def _file_contains(v: FileContains, ctx: GradeContext) -> _Verdict:
+    path, problem = _workspace_file(ctx, v.path)
+    if path is None:
+        return False, problem
+    text = await anyio.to_thread.run_sync(_read_text, path)
+    match = compile_pattern(v.pattern).search(text)
+    if match is None:
+        return False, f"{v.path} does not contain {show_pattern(v.pattern)}"
+    line = text.count("\n", 0, match.start()) + 1
+    return True, f"{v.path} contains {show_pattern(v.pattern)} (line {line})"
+
+
+def _clip(text: str, limit: int = 60) -> str:
+    return repr(text if len(text) <= limit else text[: limit - 3] + "...")
+
+
+async def _fixture_log(v: FixtureLogContains, ctx: GradeContext) -> _Verdict:
+    if not v.fixture or Path(v.fixture).name != v.fixture or v.fixture in {".", ".."}:
+        return False, f"fixture name {v.fixture!r} is not a plain name, so it has no log file"
+    path = Path(ctx.fixture_log_dir) / f"{v.fixture}.jsonl"
+    if not path.is_file():
+        return False, f"the fixture never ran (no log at {path})"
+    text = await anyio.to_thread.run_sync(_read_text, path)
+    records: list[_LogRecord] = []
+    broken = 0
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        try:
+            records.append(msgspec.json.decode(line, type=_LogRecord))
+        except msgspec.DecodeError:
+            broken += 1  # a line cut short by a killed fixture; the rest still counts
+    events = [r for r in records if r.event == v.event]
+    if v.pattern is None:
+        matching = events
+        wanted = f"{v.event!r} event(s)"
+    else:
+        regex = compile_pattern(v.pattern)
+        matching = [r for r in events if regex.search(r.text)]
+        wanted = f"{v.event!r} event(s) matching {show_pattern(v.pattern)}"
+    note = f" ({broken} unreadable line(s) skipped)" if broken else ""
+    if len(matching) >= v.min_count:
+        return True, f"the {v.fixture} log has {len(matching)} {wanted}{note}"
+    seen = ", ".join(_clip(r.text) for r in events[:5]) + (", ..." if len(events) > 5 else "")
+    saw = f"; its {v.event!r} events: {seen}" if events else f"; it logged no {v.event!r} event"
+    return False, f"the {v.fixture} log has {len(matching)} {wanted}, need {v.min_count}{saw}{note}"
+
+
+def _tail(data: bytes, limit: int = 300) -> str:
+    text = data.decode("utf-8", errors="replace").strip()
+    return text if len(text) <= limit else "..." + text[-limit:]
+
+
+def _env(ctx: GradeContext, **extra: str) -> dict[str, str]:
+    env = dict(ctx.env)
+    # Without a PATH nothing resolves; a context built without the trial env still deserves a clear check.
+    env.setdefault("PATH", os.environ.get("PATH", os.defpath))
+    env.update(extra)
+    return env
+
+
+async def _command(v: CommandCheck, ctx: GradeContext) -> _Verdict:
+    shown = shlex.join(v.argv)
+    try:
+        result = await run_process(v.argv, cwd=Path(ctx.workspace), env=_env(ctx), timeout_s=v.timeout_s)
+    except ProcessStartError as exc:
+        return False, str(exc)
+    if result.timed_out:
+        return False, f"`{shown}` did not finish within {v.timeout_s:g} s"
+    if result.exit_code != v.exit_code:
+        how = (
+            f"exited {result.exit_code}"
+            if result.exit_code is not None
+            else f"was killed by signal {result.signal}"
+        )
+        stderr = _tail(result.stderr)
+        return False, f"`{shown}` {how}, expected {v.exit_code}" + (f"; stderr: {stderr}" if stderr else "")
+    if v.stdout_pattern is not None:
+        stdout = result.stdout.decode("utf-8", errors="replace")
+        if compile_pattern(v.stdout_pattern).search(stdout) is None:
+            return (
+                False,
+                f"`{shown}` printed nothing matching {show_pattern(v.stdout_pattern)}; "
+                f"stdout: {_tail(result.stdout)!r}",
+            )
+        return True, f"`{shown}` exited {v.exit_code} and printed {show_pattern(v.stdout_pattern)}"
+    return True, f"`{shown}` exited {v.exit_code}"
+
+
+def _sockets(tmux_tmpdir: Path) -> list[Path]:
+    found: list[Path] = []
+    for folder in sorted(tmux_tmpdir.glob("tmux-*")):
+        if not folder.is_dir():
+            continue
+        for entry in sorted(folder.iterdir()):
+            try:
+                if stat.S_ISSOCK(entry.lstat().st_mode):
+                    found.append(entry)
+            except OSError:
+                continue
+    return found
+
+
+async def _no_live_sessions(v: NoLiveSessions, ctx: GradeContext) -> _Verdict:
+    root = Path(ctx.tmux_tmpdir)
+    sockets = _sockets(root) if root.is_dir() else []
+    if not sockets:
+        return True, f"no tmux server socket under {root}"
+    env = _env(ctx, TMUX_TMPDIR=ctx.tmux_tmpdir)
+    env.pop("TMUX", None)  # inside a tmux pane, this would point tmux at the grader's own server
+    live: list[str] = []
+    for socket in sockets:
+        argv = ["tmux", "-S", str(socket), "list-sessions", "-F", "#{session_name}"]
+        try:
+            result = await run_process(argv, cwd=root, env=env, timeout_s=TMUX_QUERY_TIMEOUT_S)
+        except ProcessStartError as exc:
+            return False, f"cannot ask tmux about {socket}: {exc}"
+        if result.timed_out:
+            return False, f"the tmux server on {socket} did not answer within {TMUX_QUERY_TIMEOUT_S:g} s"
+        if result.exit_code == 0:
+            names = [n for n in result.stdout.decode("utf-8", errors="replace").splitlines() if n.strip()]
+            live.extend(f"{name!r} (socket {socket})" for name in names)
+            continue
+        stderr = _tail(result.stderr)
+        if not any(marker in stderr.lower() for marker in _NO_SERVER):
+            return (
+                False,
+                f"cannot tell whether {socket} has live sessions: tmux exited {result.exit_code}: {stderr}",
+            )
+    if live:
+        return False, f"tmux session{'s' if len(live) > 1 else ''} still running: {', '.join(live)}"
+    return True, f"no live tmux session on {len(sockets)} socket(s) under {root}"
+
+
+async def _artifact_exists(v: ArtifactExists, ctx: GradeContext) -> _Verdict:
+    workspace = Path(ctx.workspace)
+    if not workspace.is_dir():
+        return False, f"the workspace {workspace} does not exist"
+    found = await anyio.to_thread.run_sync(
+        lambda: find_artifacts(
+            workspace,
+            v.artifact,
+            v.path_patterns,
+            workspace=workspace,
+            not_before=ctx.agent_started_at,
+            skip=(Path(ctx.fixture_log_dir),),
+        )
+    )
+    return judge_artifacts(found, v.artifact, v.min_count, v.path_patterns)
+
+
+def _interpret(target: str, result: object) -> _Verdict:
+    if isinstance(result, bool):
+        return result, f"{target} returned {result}"
+    if isinstance(result, CheckOutcome):
+        return result.passed, result.message or f"{target} returned passed={result.passed}"
+    if (
+        isinstance(result, tuple)
+        and len(result) == 2
+        and isinstance(result[0], bool)
+        and isinstance(result[1], str)
+    ):
+        return result[0], result[1] or f"{target} returned {result[0]}"
+    return False, (
+        f"{target} returned {type(result).__name__} {_clip(repr(result))}; "
+        "return a bool, a (bool, message) tuple or a CheckOutcome"
+    )
+
+
+async def _custom(v: CustomVerifier, ctx: GradeContext) -> _Verdict:
+    module_name, _, function_name = v.target.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as exc:
+        return False, (
+            f"cannot import module {module_name!r} of custom verifier {v.target!r}: "
+            f"{type(exc).__name__}: {exc}; "
+            "make it importable (is its folder on sys.path?)"
+        )
+    function = getattr(module, function_name, None)
+    if not callable(function):
+        return (
+            False,
+            f"module {module_name!r} has no function {function_name!r} (custom verifier {v.target!r})",
+        )
+    config: dict[str, Any] = dict(v.config)  # a copy: the function must not change the case
+    if inspect.iscoroutinefunction(function):
+        result = await function(ctx, config)
+    else:
+        # In a worker thread, so a slow synchronous check does not stall other trials.
+        result = await anyio.to_thread.run_sync(function, ctx, config)
+    if inspect.isawaitable(result):
+        result = await result
+    return _interpret(v.target, result)
+
+
+async def _judge(verifier: Verifier, ctx: GradeContext) -> _Verdict:
+    match verifier:
+        case FileExists():
+            return await _file_exists(verifier, ctx)
+        case FileContains():
+            return await _file_contains(verifier, ctx)
+        case FixtureLogContains():
+            return await _fixture_log(verifier, ctx)
+        case CommandCheck():
+            return await _command(verifier, ctx)
+        case NoLiveSessions():
+            return await _no_live_sessions(verifier, ctx)
+        case ArtifactExists():
+            return await _artifact_exists(verifier, ctx)
+        case CustomVerifier():
+            return await _custom(verifier, ctx)
+    raise TypeError(f"no judge for verifier kind {type(verifier).__name__}")
+
+
+async def run_verifier(verifier: Verifier, ctx: GradeContext) -> CheckOutcome:
+    """Judge one verifier; any exception inside it becomes a failed outcome ("verifier crashed: ...")."""
+    try:
+        passed, message = await _judge(verifier, ctx)
+    except Exception as exc:
+        passed, message = False, f"verifier crashed: {type(exc).__name__}: {exc}"
+    return CheckOutcome(
+        id=verifier.id, kind="verifier", required=verifier.required, passed=passed, message=message
+    )
+
+
+async def run_verifiers(verifiers: Sequence[Verifier], ctx: GradeContext) -> tuple[CheckOutcome, ...]:
+    """Judge each verifier in order (one at a time, so command checks never race each other)."""
+    return tuple([await run_verifier(v, ctx) for v in verifiers])

@@ -1,0 +1,188 @@
+"""Tests for suite-level definitions: skills, conditions, workspace presets and anti-pattern rules."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import pytest
+
+from skillgym.authoring import anti_pattern, condition, skill, workspace_preset
+from skillgym.errors import DefinitionError
+from skillgym.model import AntiPatternRule, Command, Condition, Pattern, Skill, SkillInstall, WorkspacePreset
+from skillgym.registry import Registry, use_registry
+
+from .support import at, shown
+
+
+def test_skill() -> None:
+    with use_registry(Registry()) as reg:
+        declared = skill(  # @skill
+            "tmux-tui",
+            "skills/tmux-tui",
+            stub="conditions/tmux-tui.stub.md",
+            stale="conditions/tmux-tui.stale.md",
+        )
+        plain = skill("tui-qa", "skills/tui-qa")  # @plain
+        suite = reg.build("evals")
+    assert declared == Skill(
+        name="tmux-tui",
+        path="skills/tmux-tui",
+        stub="conditions/tmux-tui.stub.md",
+        stale="conditions/tmux-tui.stale.md",
+        origin=at("skill"),
+    )
+    assert plain == Skill(name="tui-qa", path="skills/tui-qa", origin=at("plain"))
+    assert suite.skills == (declared, plain)
+
+
+def test_condition() -> None:
+    with use_registry(Registry()) as reg:
+        declared = condition(  # @condition
+            "self-load-stub",
+            description="only the bootstrap stub",
+            inject=["conditions/tmux-tui.stub.md"],
+            inject_text="Skills live in ~/.claude/skills.",
+            install=[("tmux-tui", "skills/tmux-tui"), SkillInstall(name="tui-qa", source="skills/tui-qa")],
+            env={"SKILLGYM_CONDITION": "stub"},
+        )
+        bare = condition("none")  # @bare
+        suite = reg.build("evals")
+    assert declared == Condition(
+        id="self-load-stub",
+        description="only the bootstrap stub",
+        inject=("conditions/tmux-tui.stub.md",),
+        inject_text="Skills live in ~/.claude/skills.",
+        install=(
+            SkillInstall(name="tmux-tui", source="skills/tmux-tui"),
+            SkillInstall(name="tui-qa", source="skills/tui-qa"),
+        ),
+        env={"SKILLGYM_CONDITION": "stub"},
+        origin=at("condition"),
+    )
+    assert bare == Condition(id="none", origin=at("bare"))
+    assert suite.conditions == (declared, bare)
+
+
+def test_workspace_preset() -> None:
+    with use_registry(Registry()) as reg:
+        declared = workspace_preset(  # @preset
+            "tui-smoke",
+            mode="shared",
+            description="empty workspace with notes",
+            template="templates/tui",
+            bootstrap=[["git", "init", "-q"], ("touch", "NOTES.md"), Command(argv=("make",), id="build")],
+            cwd="app",
+            env={"TERM": "xterm-256color"},
+        )
+        default = workspace_preset("empty")
+        reg.build("evals")
+    assert declared == WorkspacePreset(
+        id="tui-smoke",
+        mode="shared",
+        description="empty workspace with notes",
+        template="templates/tui",
+        bootstrap=(
+            Command(argv=("git", "init", "-q"), id="bootstrap-1"),
+            Command(argv=("touch", "NOTES.md"), id="bootstrap-2"),
+            Command(argv=("make",), id="build"),
+        ),
+        cwd="app",
+        env={"TERM": "xterm-256color"},
+        origin=at("preset"),
+    )
+    assert default.mode == "isolated"
+    assert default.bootstrap == ()
+
+
+def test_suite_anti_pattern() -> None:
+    with use_registry(Registry()) as reg:
+        rule = anti_pattern(  # @rule
+            "blind-sleep",
+            r"\bsleep\s+\d+\b",
+            re.compile(r"time\.sleep", re.M),
+            severity="error",
+            description="sleeping instead of waiting on output",
+            suggested_fix="poll capture-pane for the text",
+        )
+        suite = reg.build("evals")
+    assert rule == AntiPatternRule(
+        id="blind-sleep",
+        description="sleeping instead of waiting on output",
+        severity="error",
+        patterns=(Pattern(regex=r"\bsleep\s+\d+\b", flags="i"), Pattern(regex=r"time\.sleep", flags="m")),
+        suggested_fix="poll capture-pane for the text",
+        origin=at("rule"),
+    )
+    assert suite.anti_patterns == (rule,)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: skill("Tmux", "skills/tmux"), "invalid skill name 'Tmux'"),
+        (lambda: skill("tmux", "/abs/skills/tmux"), "skill path '/abs/skills/tmux' is absolute"),
+        (lambda: skill("tmux", "../skills"), "skill path '../skills' climbs out with '..'"),
+        (lambda: skill("tmux", "skills", stub="C:\\stub.md"), "stub path 'C:\\\\stub.md' is absolute"),
+        (lambda: condition("Self Load"), "invalid condition id 'Self Load'"),
+        (lambda: condition("c", inject=["/etc/motd"]), "inject path '/etc/motd' is absolute"),
+        (
+            lambda: condition("c", install=["tmux-tui"]),  # type: ignore[list-item]
+            "install item 'tmux-tui' must be a (name, source) pair",
+        ),
+        (lambda: condition("c", install=[("tmux", "../x")]), "installed skill source '../x' climbs out"),
+        (lambda: condition("c", env={"A=B": "x"}), "has an invalid variable name 'A=B'"),
+        (
+            lambda: condition("c", env=["A"]),  # type: ignore[arg-type]
+            "env of condition 'c' must be a mapping",
+        ),
+        (
+            lambda: workspace_preset("p", bootstrap=["make test"]),
+            "bootstrap command 1 'make test' must be an argv list, not a shell string: "
+            "use ['sh', '-c', ...] if you really need a shell",
+        ),
+        (
+            lambda: workspace_preset("p", bootstrap="make"),
+            "bootstrap 'make' must be an argv list, not a shell string",
+        ),
+        (
+            lambda: workspace_preset("p", mode="private"),  # type: ignore[arg-type]
+            "unknown workspace mode 'private'",
+        ),
+        (
+            lambda: workspace_preset("p", template="/srv/t"),
+            "template '/srv/t' is absolute; paths are relative",
+        ),
+        (lambda: workspace_preset("p", cwd="a/../../b"), "cwd 'a/../../b' climbs out with '..'"),
+        (lambda: anti_pattern("r"), "anti_pattern('r', ...) needs at least one pattern"),
+        (lambda: anti_pattern("r", "("), "invalid regex '(' in anti-pattern 'r'"),
+        (
+            lambda: anti_pattern("r", "x", severity="fatal"),  # type: ignore[arg-type]
+            "unknown severity 'fatal'",
+        ),
+    ],
+)
+def test_suite_definitions_are_validated_at_the_call(call: Callable[[], object], message: str) -> None:
+    with use_registry(Registry()) as reg:
+        with pytest.raises(DefinitionError) as info:
+            call()
+        suite = reg.build("evals")
+    assert (suite.skills, suite.presets, suite.anti_patterns) == ((), (), ())  # nothing was recorded
+    assert [c.id for c in suite.conditions] == ["none"]
+    assert message in str(info.value)
+    assert info.value.origin == f"{shown(__file__)}:{call.__code__.co_firstlineno}"
+
+
+def test_absolute_path_error_suggests_the_relative_form() -> None:
+    with use_registry(Registry()), pytest.raises(DefinitionError, match="use 'skills/tmux'"):
+        skill("tmux", "/skills/tmux")
+
+
+def test_duplicates_are_reported_by_the_registry_with_both_places() -> None:
+    with use_registry(Registry()):
+        condition("stub")  # @first
+        with pytest.raises(DefinitionError) as info:
+            condition("stub")  # @second
+    assert f"duplicate condition 'stub': first defined at {at('first')}, again at {at('second')}" in str(
+        info.value
+    )

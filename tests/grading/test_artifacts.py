@@ -1,0 +1,98 @@
+"""Tests for skillgym.grading.artifacts: containment, discovery by kind and glob, requirements."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from skillgym.grading.artifacts import PathEscapeError, evaluate_artifacts, find_artifacts, inside
+from skillgym.model import ArtifactRequirement
+
+
+def touch(root: Path, *names: str) -> None:
+    for name in names:
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("x", encoding="utf-8")
+
+
+def test_inside_accepts_paths_that_stay(tmp_path: Path) -> None:
+    assert inside(tmp_path, "a/../b.txt") == (tmp_path / "b.txt").resolve()
+
+
+def test_inside_refuses_dot_dot(tmp_path: Path) -> None:
+    with pytest.raises(PathEscapeError, match=r"\.\./x escapes the workspace through '\.\.'"):
+        inside(tmp_path / "ws", "../x")
+
+
+def test_inside_refuses_a_symlink_out(tmp_path: Path) -> None:
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "secret.txt").write_text("s", encoding="utf-8")
+    os.symlink(tmp_path / "secret.txt", tmp_path / "ws" / "link.txt")
+    with pytest.raises(PathEscapeError, match="through a symlink"):
+        inside(tmp_path / "ws", "link.txt")
+
+
+def test_inside_refuses_absolute(tmp_path: Path) -> None:
+    with pytest.raises(PathEscapeError, match="absolute"):
+        inside(tmp_path, "/etc/passwd")
+
+
+def test_find_by_kind_and_glob(tmp_path: Path) -> None:
+    touch(tmp_path, "shots/a.png", "shots/b.SVG", "page.html", "x.cast", "notes.md", "manifest.json", "data.json")
+    touch(tmp_path, "run.sh", "app.log", "events.jsonl", ".hidden/c.png", ".d.png")
+    assert find_artifacts(tmp_path, "screenshot") == ["page.html", "shots/a.png", "shots/b.SVG"]
+    assert find_artifacts(tmp_path, "screenshot", ("shots/*.png",)) == ["shots/a.png"]
+    assert find_artifacts(tmp_path, "recording") == ["x.cast"]
+    assert find_artifacts(tmp_path, "manifest") == ["manifest.json"]
+    assert find_artifacts(tmp_path, "json") == ["data.json", "manifest.json"]
+    assert find_artifacts(tmp_path, "log") == ["app.log", "events.jsonl"]
+    assert find_artifacts(tmp_path, "script") == ["run.sh"]
+    assert len(find_artifacts(tmp_path, "other")) == 10
+
+
+def test_glob_may_be_relative_to_the_workspace(tmp_path: Path) -> None:
+    touch(tmp_path, "bundle/shots/a.png")
+    bundle = tmp_path / "bundle"
+    assert find_artifacts(bundle, "screenshot", ("bundle/shots/*",), workspace=tmp_path) == ["shots/a.png"]
+    assert find_artifacts(bundle, "screenshot", ("shots/*",), workspace=tmp_path) == ["shots/a.png"]
+
+
+def test_files_older_than_the_agent_do_not_count(tmp_path: Path) -> None:
+    touch(tmp_path, "NOTES.md", "new.md")
+    old = time.time() - 3600
+    os.utime(tmp_path / "NOTES.md", (old, old))
+    assert find_artifacts(tmp_path, "notes", not_before=time.time() - 60) == ["new.md"]
+
+
+def test_symlinked_files_out_of_the_root_are_not_artifacts(tmp_path: Path) -> None:
+    touch(tmp_path, "outside/a.png")
+    (tmp_path / "ws").mkdir()
+    os.symlink(tmp_path / "outside" / "a.png", tmp_path / "ws" / "a.png")
+    assert find_artifacts(tmp_path / "ws", "screenshot") == []
+
+
+def test_evaluate_requirements(tmp_path: Path) -> None:
+    touch(tmp_path, "a.png")
+    requirements = (
+        ArtifactRequirement(artifact="screenshot", description="the pane"),
+        ArtifactRequirement(artifact="screenshot", min_count=2, required=False),
+        ArtifactRequirement(artifact="recording"),
+    )
+    outcomes = evaluate_artifacts(requirements, tmp_path, workspace=tmp_path)
+    assert [(o.id, o.passed, o.required) for o in outcomes] == [
+        ("artifact-screenshot", True, True),
+        ("artifact-screenshot-2", False, False),
+        ("artifact-recording", False, True),
+    ]
+    assert outcomes[0].message == "the pane: found 1 screenshot (png, svg, jpg, jpeg, html) file(s), need 1: a.png"
+    assert "found 0 recording" in outcomes[2].message
+
+
+def test_missing_root_fails_every_requirement(tmp_path: Path) -> None:
+    [outcome] = evaluate_artifacts((ArtifactRequirement(artifact="notes"),), tmp_path / "nope", workspace=tmp_path)
+    assert not outcome.passed
+    assert "does not exist" in outcome.message

@@ -1,0 +1,112 @@
+"""Tests for skillgym.grading.patterns: flags, line numbers, focus groups and the negation window."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from skillgym.grading.patterns import (
+    PatternError,
+    compile_pattern,
+    find_all,
+    find_forbidden,
+    is_negated,
+    show_pattern,
+)
+from skillgym.model import Pattern
+
+SLEEP = Pattern(regex=r"\bsleep\b")
+
+
+def test_flags_map_to_re_flags() -> None:
+    assert compile_pattern(Pattern(regex="a.b", flags="s")).search("a\nb")
+    assert compile_pattern(Pattern(regex="^b", flags="m")).search("a\nb")
+    assert compile_pattern(Pattern(regex="ABC", flags="i")).search("abc")
+    assert not compile_pattern(Pattern(regex="ABC", flags="")).search("abc")
+
+
+def test_compile_is_cached() -> None:
+    assert compile_pattern(Pattern(regex="x+")) is compile_pattern(Pattern(regex="x+"))
+
+
+def test_bad_flag_and_bad_regex_are_named() -> None:
+    with pytest.raises(PatternError, match=r"unknown flag 'x'"):
+        compile_pattern(Pattern(regex="a", flags="x"))
+    with pytest.raises(PatternError, match=r"/\(/ does not compile"):
+        compile_pattern(Pattern(regex="("))
+    assert issubclass(PatternError, ValueError)
+
+
+def test_find_all_gives_1_based_lines() -> None:
+    text = "one\ntwo sleep\nthree\nsleep again"
+    found = find_all(SLEEP, text)
+    assert [(m.line, m.text) for m in found] == [(2, "sleep"), (4, "sleep")]
+    assert text[found[0].start : found[0].end] == "sleep"
+
+
+def test_first_non_empty_group_is_the_occurrence() -> None:
+    found = find_all(Pattern(regex=r"(?:^|;)\s*(sleep \d)"), "echo hi; sleep 2")
+    assert [m.text for m in found] == ["sleep 2"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Poll the pane instead of sleep.",
+        "Wait for READY rather than sleep.",
+        "Never sleep here.",
+        "never use sleep",
+        "Avoid using sleep in scripts.",
+        "Avoid using a fixed sleep.",
+        "Don't sleep; poll.",
+        "Do not use `sleep`.",
+        "**Never** sleep.",
+        "This works without sleep.",
+        "There is no need for sleep.",
+        "Unlike sleep, polling ends early.",
+        "I don\u2019t sleep.",
+    ],
+)
+def test_negated_mentions(text: str) -> None:
+    found = find_forbidden(SLEEP, text)
+    assert len(found) == 1
+    assert found[0].negated
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "sleep 2",
+        "Then sleep 2 seconds.",
+        "It is not ready yet. Sleep 2 and check.",  # the negation is in the previous sentence
+        "If it's not ready, sleep 2.",  # a comma ends the negated phrase
+        "Do not hurry to start the server and then keep going to sleep",  # too many words after "not"
+    ],
+)
+def test_plain_mentions_are_not_negated(text: str) -> None:
+    found = find_forbidden(SLEEP, text)
+    assert len(found) == 1
+    assert not found[0].negated
+
+
+def test_window_does_not_cross_a_line() -> None:
+    assert not is_negated("never\nsleep", len("never\n"))
+    assert is_negated("never sleep", len("never "))
+
+
+def test_window_is_about_50_characters() -> None:
+    far = "never " + "x" * 60 + " sleep"
+    assert not find_forbidden(SLEEP, far)[0].negated
+
+
+def test_show_pattern_spells_out_non_default_flags() -> None:
+    assert show_pattern(Pattern(regex=r"ECHO:\s*hello world")) == r"/ECHO:\s*hello world/"
+    assert show_pattern(Pattern(regex="x", flags="ms")) == "/x/ (case-sensitive, multiline, dot matches newline)"
+
+
+@given(st.text(alphabet=st.sampled_from("ab \n.;sleptnvro'"), max_size=80))
+def test_matches_agree_with_the_text(text: str) -> None:
+    for match in find_forbidden(SLEEP, text):
+        assert text[match.start : match.end] == match.text
+        assert match.line == text.count("\n", 0, match.start) + 1

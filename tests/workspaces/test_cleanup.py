@@ -1,0 +1,183 @@
+"""Tests for skillgym.workspaces.cleanup with real tmux servers and real daemonized processes."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from skillgym.model import Command
+from skillgym.workspaces import TrialLayout, cleanup, materialize, remove_tree
+
+from .support import make_case, make_condition, make_preset, make_suite, trial_env
+
+pytestmark = pytest.mark.anyio
+
+
+def alive(pid: int) -> bool:
+    """Running, and not a zombie waiting for a parent that will never reap it."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as file:
+            state = file.read().rsplit(b")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state not in (b"Z", b"X")
+
+
+@pytest.fixture
+def started() -> Iterator[list[int]]:
+    """PIDs a test started; any still running at the end are killed so no test leaks a process."""
+    pids: list[int] = []
+    yield pids
+    for pid in pids:
+        if alive(pid):
+            os.kill(pid, 9)
+
+
+def daemonize(env: dict[str, str]) -> int:
+    """Start `sleep` in its own session, orphaned (as a detaching agent command would), return its pid."""
+    out = subprocess.run(
+        ["bash", "-c", "setsid sleep 300 >/dev/null 2>&1 </dev/null & echo $!"],
+        env=env,
+        capture_output=True,
+        check=True,
+        text=True,
+    )
+    return int(out.stdout.strip())
+
+
+def make_dirs(layout: TrialLayout) -> None:
+    for path in (layout.workspace, layout.home, layout.tmux_tmpdir, layout.fixture_log_dir):
+        Path(path).mkdir(parents=True, exist_ok=True)
+
+
+@pytest.mark.integration
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+async def test_kills_a_real_tmux_server_started_under_the_trial_socket_dir(
+    layout: TrialLayout, started: list[int]
+) -> None:
+    make_dirs(layout)
+    # Deliberately untagged: the socket sweep alone must find and stop it.
+    env = {"PATH": os.environ["PATH"], "TMUX_TMPDIR": layout.tmux_tmpdir, "TERM": "xterm"}
+    subprocess.run(["tmux", "new-session", "-d", "-s", "agent", "sleep 300"], env=env, check=True)
+    pid = int(
+        subprocess.run(
+            ["tmux", "display-message", "-p", "-t", "agent", "#{pid}"],
+            env=env,
+            capture_output=True,
+            check=True,
+            text=True,
+        ).stdout
+    )
+    started.append(pid)
+    assert alive(pid)
+
+    report = await cleanup(layout, trial_id="trial-tmux", keep_workspace=False)
+
+    assert len(report.tmux_sockets) == 1
+    assert report.tmux_sockets[0].startswith(layout.tmux_tmpdir)
+    deadline = time.monotonic() + 5
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(pid)
+    assert not Path(layout.tmux_tmpdir).exists()
+
+
+async def test_kills_a_daemon_tagged_with_the_trial_id_and_spares_others(
+    layout: TrialLayout, started: list[int]
+) -> None:
+    make_dirs(layout)
+    base = {"PATH": os.environ["PATH"]}
+    mine = daemonize({**base, "SKILLGYM_TRIAL_ID": "run-1/trial-1"})
+    other = daemonize({**base, "SKILLGYM_TRIAL_ID": "run-1/trial-10"})
+    started += [mine, other]
+    assert alive(mine)
+    assert alive(other)
+
+    report = await cleanup(layout, trial_id="run-1/trial-1", keep_workspace=False)
+
+    assert report.killed == (mine,)
+    assert report.survivors == ()
+    assert report.problems == ()
+    assert not alive(mine)
+    assert alive(other)
+
+
+async def test_a_daemon_a_bootstrap_command_left_behind_is_killed(
+    layout: TrialLayout, suite_root: Path, started: list[int]
+) -> None:
+    # The bootstrap command exits once its setsid child leads its own session (so the group kill at exit
+    # cannot reach it); the child keeps the trial tag in its environment.
+    script = (
+        "setsid sleep 300 >/dev/null 2>&1 </dev/null & p=$!; echo $p > daemon.pid; "
+        "for i in $(seq 250); do [ \"$(awk '{print $6}' /proc/$p/stat)\" = $p ] && break; sleep 0.02; done"
+    )
+    preset = make_preset(bootstrap=(Command(argv=("bash", "-c", script)),))
+    env = trial_env(layout, suite_root, trial_id="run-1/daemon-trial")
+    await materialize(
+        layout,
+        suite=make_suite(suite_root),
+        case=make_case(),
+        condition=make_condition(),
+        preset=preset,
+        env=env,
+        skill_dirs=(),
+    )
+    pid = int((Path(layout.workspace) / "daemon.pid").read_text())
+    started.append(pid)
+    assert alive(pid)
+
+    await cleanup(layout, trial_id="run-1/daemon-trial", keep_workspace=True)
+
+    assert not alive(pid)
+
+
+async def test_removes_workspace_and_home_unless_kept(layout: TrialLayout) -> None:
+    make_dirs(layout)
+    (Path(layout.workspace) / "snapshot.txt").write_text("x")
+    (Path(layout.fixture_log_dir) / "hello.jsonl").write_text("{}")
+
+    await cleanup(layout, trial_id="kept", keep_workspace=True)
+    assert (Path(layout.workspace) / "snapshot.txt").exists()
+    assert Path(layout.home).is_dir()
+    assert not Path(layout.tmux_tmpdir).exists()
+
+    await cleanup(layout, trial_id="kept", keep_workspace=False)
+    assert not Path(layout.workspace).exists()
+    assert not Path(layout.home).exists()
+    assert (Path(layout.fixture_log_dir) / "hello.jsonl").exists(), "fixture logs are evidence"
+
+
+async def test_nothing_there_is_not_an_error(layout: TrialLayout) -> None:
+    report = await cleanup(layout, trial_id="never-started", keep_workspace=False)
+    assert report.tmux_sockets == ()
+    assert report.killed == ()
+    assert report.problems == ()
+
+
+async def test_read_only_dirs_inside_the_workspace_are_removed(layout: TrialLayout) -> None:
+    make_dirs(layout)
+    locked = Path(layout.workspace) / "go" / "pkg" / "mod"
+    locked.mkdir(parents=True)
+    (locked / "file.go").write_text("package x\n")
+    locked.chmod(0o500)
+    locked.parent.chmod(0o500)
+    report = await cleanup(layout, trial_id="ro", keep_workspace=False)
+    assert report.problems == ()
+    assert not Path(layout.workspace).exists()
+
+
+def test_remove_tree_removes_a_symlink_not_its_target(tmp_path: Path) -> None:
+    target = tmp_path / "precious"
+    target.mkdir()
+    (target / "keep.txt").write_text("x")
+    link = tmp_path / "workspace"
+    link.symlink_to(target)
+    remove_tree(link)
+    assert not link.exists()
+    assert (target / "keep.txt").exists()
