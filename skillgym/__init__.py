@@ -2,6 +2,14 @@
 
 from __future__ import annotations
 
+from .authoring import AssertionsBuilder as AssertionsBuilder
+from .authoring import DogfoodBuilder as DogfoodBuilder
+from .authoring import ExecutionBuilder as ExecutionBuilder
+from .authoring import PromptBuilder as PromptBuilder
+from .authoring import ProofBundleBuilder as ProofBundleBuilder
+from .authoring import ReportBuilder as ReportBuilder
+from .authoring import StepBuilder as StepBuilder
+from .authoring import WorkflowBuilder as WorkflowBuilder
 from .authoring import anti_pattern as anti_pattern
 from .authoring import condition as condition
 from .authoring import dogfood_case as dogfood_case
@@ -43,6 +51,7 @@ __all__ = (
     "AntiPatternRule",
     "ArtifactExists",
     "ArtifactRequirement",
+    "AssertionsBuilder",
     "Budget",
     "Case",
     "CollectionError",
@@ -51,19 +60,26 @@ __all__ = (
     "Condition",
     "CustomVerifier",
     "DefinitionError",
+    "DogfoodBuilder",
     "DogfoodCase",
+    "ExecutionBuilder",
     "ExecutionCase",
     "FileContains",
     "FileExists",
     "FixtureLogContains",
     "NoLiveSessions",
     "Pattern",
+    "PromptBuilder",
     "PromptCase",
+    "ProofBundleBuilder",
     "RecorderClosedError",
+    "ReportBuilder",
     "ReportRequirement",
     "SkillInstall",
     "SkillgymError",
+    "StepBuilder",
     "UsageError",
+    "WorkflowBuilder",
     "WorkflowCheck",
     "WorkspacePreset",
     "__version__",

@@ -22,40 +22,29 @@ SHORT_LENGTH = 12
 _encoder = msgspec.json.Encoder(order="deterministic")
 
 
-_SCALARS = frozenset({str, int, float, bool, type(None)})
-_FIELDS: dict[type, tuple[tuple[str, ...], str | None, object]] = {}
+# Struct fields that hold the user's own mappings: their keys are data, never stripped.
+_USER_DATA = frozenset({"env", "config"})
 
 
-def _fields_of(kind: type[msgspec.Struct]) -> tuple[tuple[str, ...], str | None, object]:
-    config = kind.__struct_config__
-    kept = tuple(f for f in kind.__struct_fields__ if f not in EXCLUDED_FIELDS)
-    entry = _FIELDS[kind] = (kept, config.tag_field, config.tag)
-    return entry
-
-
-def _view(value: Any) -> Any:
-    # Walk Structs rather than their builtins so that user data (a custom verifier's config) keeps
-    # every key, even one that happens to be called "description". Type dispatch first: this runs
-    # tens of times per case and dominates compiling large suites.
-    kind = type(value)
-    if kind in _SCALARS:
-        return value
-    if kind is tuple or kind is list:
-        return [_view(v) for v in value]
-    if kind is dict:
-        return {k: _view(v) for k, v in value.items()}
-    if isinstance(value, msgspec.Struct):
-        kept, tag_field, tag = _FIELDS.get(kind) or _fields_of(kind)
-        out = {f: _view(getattr(value, f)) for f in kept}
-        if tag_field is not None:
-            out[tag_field] = tag
-        return out
-    return value
+def _strip(data: dict[str, Any]) -> dict[str, Any]:
+    # Works on msgspec.to_builtins output (C-fast); every dict below a Struct field is a Struct's
+    # except the user's own mappings, whose keys are kept even when one is called "description".
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        if key in EXCLUDED_FIELDS:
+            continue
+        kind = type(value)
+        if kind is dict and key not in _USER_DATA:
+            value = _strip(value)
+        elif (kind is tuple or kind is list) and value and type(value[0]) is dict:
+            value = [_strip(item) for item in value]
+        out[key] = value
+    return out
 
 
 def canonical_bytes(case: Case) -> bytes:
     """The deterministic encoding the fingerprint is taken over (useful to explain a change)."""
-    return _encoder.encode(_view(case))
+    return _encoder.encode(_strip(msgspec.to_builtins(case)))
 
 
 def fingerprint(case: Case) -> str:

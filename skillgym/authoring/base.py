@@ -1,16 +1,14 @@
-"""The case builder every lane shares: common fields, steps, compile, and the lane-misuse guard."""
+"""The case builder every lane shares: common fields, steps, and the one compile every lane ends in."""
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import msgspec
 
 from ..errors import DefinitionError
-from ..model import LANES, AntiPatternRule, Budget, Case, Lane, Severity, TokenBudget, WorkflowCheck
-from .assertions import AssertionsBuilder
+from ..model import AntiPatternRule, Budget, Case, Lane, Severity, TokenBudget, WorkflowCheck
 from .checks import (
     PatternLike,
     check_choice,
@@ -23,8 +21,8 @@ from .checks import (
     to_patterns,
 )
 from .graph import check_unique, check_workflow
-from .recorder import Recorder, Slot, caller_origin
-from .report import ProofBundleBuilder, ReportBuilder
+from .lanes import no_such_method, register_lane
+from .recorder import Recorder, Slot
 from .steps import StepBuilder
 from .workflow import WorkflowBuilder, raw_check
 
@@ -32,38 +30,6 @@ _CaseT = TypeVar("_CaseT", bound=Case)
 _ChildT = TypeVar("_ChildT", bound=Recorder)
 
 SEVERITIES: tuple[Severity, ...] = ("info", "warning", "error")
-
-# Lane builders by lane, filled as the lane modules define their classes (see __init_subclass__).
-_LANE_BUILDERS: dict[str, type[CaseBuilder]] = {}
-# Nested recorders and the block that records their methods, for "c.file_exists() goes inside ..." hints.
-_NESTED: tuple[tuple[type[Recorder], str], ...] = (
-    (StepBuilder, "`with c.step(id) as s:`"),
-    (WorkflowBuilder, "`with c.workflow() as w:`"),
-    (AssertionsBuilder, "`with c.assertions() as a:`"),
-    (ReportBuilder, "`with c.report() as r:`"),
-    (ProofBundleBuilder, "`with c.proof_bundle() as b:`"),
-)
-# What to do instead when a method of another lane is called, where a better fix than "change lane" exists.
-_LANE_FIXES: dict[str, str] = {
-    "prompt": "say what the agent must do with c.task(...)",
-    "task": "give the agent's request with c.prompt(...)",
-    "must_mention": (
-        "check the commands the agent ran with a step (`with c.step(id) as s: s.must_mention(...)`) and real "
-        "effects with `with c.assertions() as a:`"
-    ),
-    "must_not_mention": (
-        "forbid commands with a step (`with c.step(id) as s: s.must_not_mention(...)`) or c.anti_pattern(...)"
-    ),
-    "assertions": (
-        "a prompt case is graded on the answer text: use c.must_mention(...) or `with c.step(id) as s:`; "
-        "write an execution_case to check real effects"
-    ),
-    "workflow": "a prompt case has no commands to check: describe the plan with `with c.step(id) as s:`",
-}
-
-
-class LaneError(DefinitionError, AttributeError):
-    """A method of another lane's builder was called (an AttributeError too, so ``hasattr`` stays False)."""
 
 
 class CaseBuilder(Recorder):
@@ -75,7 +41,7 @@ class CaseBuilder(Recorder):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "lane" in cls.__dict__:
-            _LANE_BUILDERS[cls.lane] = cls
+            register_lane(cls.lane, cls)
 
     def __init__(self, case_id: str, opened_at: str) -> None:
         super().__init__(case_id=case_id, opened_at=opened_at)
@@ -91,9 +57,6 @@ class CaseBuilder(Recorder):
         self._anti_patterns: list[AntiPatternRule] = []
         self._workflow_parts: list[StepBuilder | WorkflowBuilder | WorkflowCheck] = []
         self._children: list[Recorder] = []
-
-    def _label(self) -> str:
-        return type(self).__name__
 
     # Common fields
 
@@ -330,44 +293,7 @@ class CaseBuilder(Recorder):
     if not TYPE_CHECKING:  # invisible to type checkers, so a typo stays a static error
 
         def __getattr__(self, name: str) -> Any:
-            raise self._no_such_method(name)
-
-    def _no_such_method(self, name: str) -> Exception:
-        plain = AttributeError(
-            f"{type(self).__name__!r} object has no attribute {name!r}", name=name, obj=self
-        )
-        if name.startswith("_"):
-            return plain
-        at = caller_origin()
-        lanes = [
-            lane
-            for lane in LANES
-            if lane != self.lane and callable(getattr(_LANE_BUILDERS.get(lane), name, None))
-        ]
-        if lanes:
-            constructors = " or ".join(f"{lane}_case({self._case_id!r})" for lane in lanes)
-            fix = _LANE_FIXES.get(name) or f"define the case with {constructors} instead, or remove the call"
-            return LaneError(
-                f"c.{name}() belongs to {' and '.join(lanes)} cases, not to {self.lane} cases; {fix}",
-                case_id=self._case_id,
-                origin=at,
-            )
-        for cls, block in _NESTED:
-            if callable(getattr(cls, name, None)):
-                return LaneError(
-                    f"c.{name}() is not a case method: it is recorded inside {block}",
-                    case_id=self._case_id,
-                    origin=at,
-                )
-        public = [n for n in dir(type(self)) if not n.startswith("_")]
-        close = difflib.get_close_matches(name, public, n=1)
-        if close:
-            return AttributeError(
-                f"{type(self).__name__!r} object has no attribute {name!r}; did you mean {close[0]!r}?",
-                name=name,
-                obj=self,
-            )
-        return plain
+            raise no_such_method(self, self.lane, name)
 
 
 def make_anti_pattern(

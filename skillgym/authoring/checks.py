@@ -77,8 +77,9 @@ def check_relative_path(value: object, *, what: str, case_id: str | None, origin
     """A path relative to the workspace or suite root: not absolute, and never climbing out with '..'."""
     text = check_text(value, what=what, case_id=case_id, origin=origin)
     parts = re.split(r"[/\\]", text)
-    if text.startswith(("/", "\\")) or re.match(r"[A-Za-z]:", text):
-        fixed = "/".join(p for p in parts if p) if not re.match(r"[A-Za-z]:", text) else "/".join(parts[1:])
+    drive = re.match(r"[A-Za-z]:[/\\]", text) is not None
+    if text.startswith(("/", "\\")) or drive:
+        fixed = "/".join(p for p in (parts[1:] if drive else parts) if p)
         raise DefinitionError(
             f"{what} {text!r} is absolute; paths are relative to the workspace or suite root: use {fixed!r}",
             case_id=case_id,

@@ -36,11 +36,11 @@ class ExecutionBuilder(EffectsBuilder):
         """A command the harness runs in the workspace before the agent starts (an argv list, no shell)."""
         at = self._use("setup")
         args = check_argv(argv, what="c.setup() argv", case_id=self._case_id, origin=at)
-        ident = (
-            f"setup-{len(self._setup) + 1}"
-            if id is None
-            else check_id(id, what="setup command id", case_id=self._case_id, origin=at)
-        )
+        if id is None:
+            taken = {c.id for c, _ in self._setup}
+            ident = next(f"setup-{n}" for n in range(1, len(taken) + 2) if f"setup-{n}" not in taken)
+        else:
+            ident = check_id(id, what="setup command id", case_id=self._case_id, origin=at)
         command = Command(
             argv=args,
             id=ident,

@@ -28,7 +28,10 @@ def display_path(filename: str) -> str:
     if filename.startswith("<"):
         return filename
     path = Path(os.path.abspath(filename))
-    cwd = Path(os.getcwd())
+    try:
+        cwd = Path(os.getcwd())
+    except OSError:  # the working directory was removed: absolute paths still say where
+        return path.as_posix()
     if path.is_relative_to(cwd):
         return path.relative_to(cwd).as_posix()
     return path.as_posix()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -36,12 +37,11 @@ from .workflow import evaluate_workflow
 __all__ = ("REPORT_NAME", "grade_dogfood")
 
 REPORT_NAME: Final = "report.md"
-# Kinds of evidence and the extensions that carry them; "text" is a pane capture or notes.
+# Kinds of evidence and the extensions that carry them; "text" is a pane capture, a log or notes.
 MODALITIES: Final[dict[str, tuple[str, ...]]] = {
     "screenshot": ARTIFACT_EXTENSIONS["screenshot"],
     "recording": ARTIFACT_EXTENSIONS["recording"],
     "text": ("txt", "log", "md"),
-    "data": ("json", "jsonl"),
 }
 
 
@@ -66,7 +66,11 @@ class _Bundle:
                 for p in walk_files(base)
                 if ctx.agent_started_at is None or p.stat().st_mtime >= ctx.agent_started_at
             ]
-        self.report_path = self.root / REPORT_NAME if self.root is not None else None
+        self.report_path: Path | None = None
+        if self.root is not None:
+            # A report.md symlinked out of the bundle is not the agent's report.
+            with contextlib.suppress(PathEscapeError):
+                self.report_path = inside(self.root, REPORT_NAME, what="the bundle")
         self.has_report = self.report_path is not None and self.report_path.is_file()
         if self.has_report and self.report_path is not None:
             self.report = self.report_path.read_text(encoding="utf-8", errors="replace")
@@ -95,13 +99,15 @@ class _Bundle:
 def _bundle_checks(case: DogfoodCase, bundle: _Bundle) -> list[CheckOutcome]:
     demanded = case.proof_bundle
     renderer = case.validation_profile == "interactive-renderer"
-    where = bundle.problem or "the bundle"
     checks: list[CheckOutcome] = []
+
+    def missing(what: str) -> str:
+        return f"{bundle.problem}, so there is no {what}" if bundle.problem else f"the bundle has no {what}"
 
     def add(kind: str, wanted: bool, found: Sequence[str], what: str) -> None:
         if not wanted:
             return
-        message = f"{what}: {', '.join(found[:3])}" if found else f"{where} has no {what}"
+        message = f"{what}: {', '.join(found[:3])}" if found else missing(what)
         checks.append(
             CheckOutcome(
                 id=f"bundle-{kind}", kind="bundle", required=True, passed=bool(found), message=message
@@ -145,9 +151,7 @@ def _bundle_checks(case: DogfoodCase, bundle: _Bundle) -> list[CheckOutcome]:
             kind="bundle",
             required=False,
             passed=bundle.has_report,
-            message=f"{REPORT_NAME} is in the bundle"
-            if bundle.has_report
-            else f"{where} has no {REPORT_NAME}",
+            message=f"{REPORT_NAME} is in the bundle" if bundle.has_report else missing(REPORT_NAME),
         )
     )
     return checks
@@ -203,18 +207,12 @@ def _evidence_item(case: DogfoodCase, bundle: _Bundle) -> ScoreItem:
         else:
             real.append(path)
     share = len(real) / len(references) if references else 0.0
+    # A claim is backed by what was seen: a text capture always, plus the pictures the case demands. The
+    # manifest describes the bundle rather than backing a finding, so it is not a modality here.
+    renderer = case.validation_profile == "interactive-renderer"
     demanded = {"text"}
-    demanded |= (
-        {"screenshot"}
-        if case.proof_bundle.screenshot or case.validation_profile == "interactive-renderer"
-        else set()
-    )
-    demanded |= (
-        {"recording"}
-        if case.proof_bundle.recording or case.validation_profile == "interactive-renderer"
-        else set()
-    )
-    demanded |= {"data"} if case.proof_bundle.manifest else set()
+    demanded |= {"screenshot"} if case.proof_bundle.screenshot or renderer else set()
+    demanded |= {"recording"} if case.proof_bundle.recording or renderer else set()
     covered = {m for m in demanded for p in real if p.suffix.lower().lstrip(".") in MODALITIES[m]}
     coverage = len(covered) / len(demanded)
     parts = [f"{len(real)}/{len(references)} referenced evidence files exist in the bundle"]

@@ -268,3 +268,14 @@ def test_fixture_name_follows_the_id_rule() -> None:
         execution_case("e") as c,
     ):
         c.fixture("Hello Prompt")
+
+
+def test_setup_auto_ids_skip_ids_already_taken() -> None:
+    with use_registry(Registry()) as reg:
+        with execution_case("e") as c:
+            _minimal(c)
+            c.setup(["a"], id="setup-1")
+            c.setup(["b"])
+        (case,) = reg.cases
+    assert isinstance(case, ExecutionCase)
+    assert [s.id for s in case.setup] == ["setup-1", "setup-2"]

@@ -70,5 +70,3 @@ def tmux_tmpdir() -> Iterator[Path]:
     finally:
         tmux(folder, "kill-server")
         shutil.rmtree(folder, ignore_errors=True)
-
-

@@ -74,7 +74,9 @@ def test_blind_sleep_does_not_fire(text: str) -> None:
 def test_sleep_inside_multi_line_loops_is_pacing() -> None:
     shell = "until grep -q READY out.txt; do\n  sleep 0.2\ndone\nsleep 1"
     python = "while not ready():\n    time.sleep(0.1)\ntime.sleep(2)"
-    assert [(f.line, f.matched_text) for f in scan_text(shell, DEFAULT_RULES, negation=False)] == [(4, "sleep 1")]
+    assert [(f.line, f.matched_text) for f in scan_text(shell, DEFAULT_RULES, negation=False)] == [
+        (4, "sleep 1")
+    ]
     assert [(f.line, f.matched_text) for f in scan_text(python, DEFAULT_RULES, negation=False)] == [
         (3, "time.sleep(2)")
     ]
@@ -96,13 +98,24 @@ def test_negated_occurrences_are_kept_as_info() -> None:
 
 
 def test_instead_of_sleep_never_gates() -> None:
-    for text in ("Poll instead of sleep.", "instead of `sleep 2`, poll", "never use sleep", "avoid `sleep 3`"):
+    for text in (
+        "Poll instead of sleep.",
+        "instead of `sleep 2`, poll",
+        "never use sleep",
+        "avoid `sleep 3`",
+    ):
         assert not has_error(scan_text(text, DEFAULT_RULES, negation=True)), text
 
 
 @pytest.mark.parametrize(
     "text",
-    ["import -window root shot.png", "scrot shot.png", "gnome-screenshot -f a.png", "xwd -root > a.xwd", "xdotool key Return"],
+    [
+        "import -window root shot.png",
+        "scrot shot.png",
+        "gnome-screenshot -f a.png",
+        "xwd -root > a.xwd",
+        "xdotool key Return",
+    ],
 )
 def test_adhoc_screenshot(text: str) -> None:
     assert fired(text) == [("adhoc-screenshot", "error", False)]
@@ -117,14 +130,20 @@ def test_screen_usage(text: str) -> None:
     assert fired(text) == [("screen-usage", "error", False)]
 
 
-@pytest.mark.parametrize("text", ["Screen output shows READY", "- screen recordings help", "scripts/screenshot.sh app a.svg"])
+@pytest.mark.parametrize(
+    "text", ["Screen output shows READY", "- screen recordings help", "scripts/screenshot.sh app a.svg"]
+)
 def test_screen_as_a_word_is_not_usage(text: str) -> None:
     assert "screen-usage" not in [r for r, _, _ in fired(text)]
 
 
 @pytest.mark.parametrize(
     "text",
-    ["tmux send-keys -t app hi Enter", "/usr/bin/tmux -f /dev/null ls", "tmux -2 capture-pane -p -S - -t app"],
+    [
+        "tmux send-keys -t app hi Enter",
+        "/usr/bin/tmux -f /dev/null ls",
+        "tmux -2 capture-pane -p -S - -t app",
+    ],
 )
 def test_user_tmux_server(text: str) -> None:
     assert fired(text) == [("user-tmux-server", "warning", False)]
@@ -165,14 +184,17 @@ def test_kill_server_ends_every_session() -> None:
 
 def test_unnamed_sessions_pair_in_order() -> None:
     assert scan_commands(["tmux -L sg new -d", "tmux -L sg kill-session"], DEFAULT_RULES) == ()
-    assert rule_ids(scan_commands(["tmux -L sg new -d", "tmux -L sg new -d", "tmux -L sg kill-session"], DEFAULT_RULES)) == [
-        "orphaned-session"
-    ]
+    assert rule_ids(
+        scan_commands(["tmux -L sg new -d", "tmux -L sg new -d", "tmux -L sg kill-session"], DEFAULT_RULES)
+    ) == ["orphaned-session"]
 
 
 def test_scan_commands_counts_lines_across_commands_and_never_negates() -> None:
     findings = scan_commands(["ls", "echo ok\n# never sleep\nsleep 2", "not then sleep 3"], DEFAULT_RULES)
-    assert [(f.line, f.matched_text, f.negated) for f in findings] == [(4, "sleep 2", False), (5, "sleep 3", False)]
+    assert [(f.line, f.matched_text, f.negated) for f in findings] == [
+        (4, "sleep 2", False),
+        (5, "sleep 3", False),
+    ]
     assert "command 2" in findings[0].message
     assert "command 3" in findings[1].message
     # The same words in prose are a negation.

@@ -42,7 +42,16 @@ def test_inside_refuses_absolute(tmp_path: Path) -> None:
 
 
 def test_find_by_kind_and_glob(tmp_path: Path) -> None:
-    touch(tmp_path, "shots/a.png", "shots/b.SVG", "page.html", "x.cast", "notes.md", "manifest.json", "data.json")
+    touch(
+        tmp_path,
+        "shots/a.png",
+        "shots/b.SVG",
+        "page.html",
+        "x.cast",
+        "notes.md",
+        "manifest.json",
+        "data.json",
+    )
     touch(tmp_path, "run.sh", "app.log", "events.jsonl", ".hidden/c.png", ".d.png")
     assert find_artifacts(tmp_path, "screenshot") == ["page.html", "shots/a.png", "shots/b.SVG"]
     assert find_artifacts(tmp_path, "screenshot", ("shots/*.png",)) == ["shots/a.png"]
@@ -88,11 +97,16 @@ def test_evaluate_requirements(tmp_path: Path) -> None:
         ("artifact-screenshot-2", False, False),
         ("artifact-recording", False, True),
     ]
-    assert outcomes[0].message == "the pane: found 1 screenshot (png, svg, jpg, jpeg, html) file(s), need 1: a.png"
+    assert (
+        outcomes[0].message
+        == "the pane: found 1 screenshot (png, svg, jpg, jpeg, html) file(s), need 1: a.png"
+    )
     assert "found 0 recording" in outcomes[2].message
 
 
 def test_missing_root_fails_every_requirement(tmp_path: Path) -> None:
-    [outcome] = evaluate_artifacts((ArtifactRequirement(artifact="notes"),), tmp_path / "nope", workspace=tmp_path)
+    [outcome] = evaluate_artifacts(
+        (ArtifactRequirement(artifact="notes"),), tmp_path / "nope", workspace=tmp_path
+    )
     assert not outcome.passed
     assert "does not exist" in outcome.message

@@ -102,7 +102,9 @@ def test_window_is_about_50_characters() -> None:
 
 def test_show_pattern_spells_out_non_default_flags() -> None:
     assert show_pattern(Pattern(regex=r"ECHO:\s*hello world")) == r"/ECHO:\s*hello world/"
-    assert show_pattern(Pattern(regex="x", flags="ms")) == "/x/ (case-sensitive, multiline, dot matches newline)"
+    assert (
+        show_pattern(Pattern(regex="x", flags="ms")) == "/x/ (case-sensitive, multiline, dot matches newline)"
+    )
 
 
 @given(st.text(alphabet=st.sampled_from("ab \n.;sleptnvro'"), max_size=80))

@@ -45,7 +45,11 @@ def test_a_good_answer_passes_with_full_score(make_ctx: MakeCtx) -> None:
     assert result.score == pytest.approx(1.0)
     assert result.selected_skills == ("tmux-tui",)
     assert result.reasons == ()
-    assert [i.name for i in result.items] == ["expected-pattern-coverage", "skill-selection", "workflow-compliance"]
+    assert [i.name for i in result.items] == [
+        "expected-pattern-coverage",
+        "skill-selection",
+        "workflow-compliance",
+    ]
 
 
 def test_score_is_the_share_of_item_maxima(make_ctx: MakeCtx) -> None:
@@ -63,7 +67,9 @@ def test_wrong_skill_fails_with_a_reason(make_ctx: MakeCtx) -> None:
 
 
 def test_a_blind_sleep_command_fails_the_trial(make_ctx: MakeCtx) -> None:
-    case = PromptCase(id="p", category="c", prompt="p", expected_skill="tmux-tui", budget=Budget(timeout_s=30))
+    case = PromptCase(
+        id="p", category="c", prompt="p", expected_skill="tmux-tui", budget=Budget(timeout_s=30)
+    )
     result = graded(case, "Use tmux-tui:\n\n```sh\nsleep 5\n```", make_ctx())
     assert not result.passed
     assert result.score == pytest.approx(1.0)  # a perfect score still fails the strict rule
@@ -147,7 +153,12 @@ def test_penalty_floors_at_zero(make_ctx: MakeCtx) -> None:
 def test_case_rules_extend_the_defaults(make_ctx: MakeCtx) -> None:
     rule = AntiPatternRule(id="no-kill-9", severity="error", patterns=(Pattern(regex=r"kill -9"),))
     case = PromptCase(
-        id="p", category="c", prompt="p", expected_skill=None, anti_patterns=(rule,), budget=Budget(timeout_s=30)
+        id="p",
+        category="c",
+        prompt="p",
+        expected_skill=None,
+        anti_patterns=(rule,),
+        budget=Budget(timeout_s=30),
     )
     result = graded(case, "Just kill -9 it.", make_ctx())
     assert not result.passed
@@ -155,7 +166,9 @@ def test_case_rules_extend_the_defaults(make_ctx: MakeCtx) -> None:
 
 
 def test_suite_rules_come_from_the_context(make_ctx: MakeCtx) -> None:
-    quiet = AntiPatternRule(id="blind-sleep", severity="warning", patterns=(Pattern(regex=r"(?:^|;)\s*(sleep \d)"),))
+    quiet = AntiPatternRule(
+        id="blind-sleep", severity="warning", patterns=(Pattern(regex=r"(?:^|;)\s*(sleep \d)"),)
+    )
     case = PromptCase(id="p", category="c", prompt="p", expected_skill=None, budget=Budget(timeout_s=30))
     assert graded(case, "sleep 5", make_ctx(suite_rules=(quiet,))).passed
     assert not graded(case, "sleep 5", make_ctx()).passed

@@ -53,7 +53,10 @@ def test_evidence_references_skip_urls() -> None:
 
 
 def test_findings_lines_come_from_the_findings_section() -> None:
-    assert [line[:22] for line in findings_lines(REPORT)] == ["- [severity: low] [foc", "- [severity: medium] p"]
+    assert [line[:22] for line in findings_lines(REPORT)] == [
+        "- [severity: low] [foc",
+        "- [severity: medium] p",
+    ]
     loose = "Notes\n- high: crash on exit\n- tried resizing\n"
     assert findings_lines(loose) == ["- high: crash on exit"]
 

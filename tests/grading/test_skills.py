@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from skillgym.grading.skills import evidence_skills, mentioned_skills, select_skills
 from skillgym.trace import SkillEvidence, Trace
@@ -46,7 +48,10 @@ def test_any_unrejected_mention_selects_and_order_is_first_mention() -> None:
 
 
 def test_nothing_mentioned_selects_nothing() -> None:
-    assert select_skills(Trace(final_text="Just rename the function."), "Just rename the function.", SKILLS) == ()
+    assert (
+        select_skills(Trace(final_text="Just rename the function."), "Just rename the function.", SKILLS)
+        == ()
+    )
 
 
 def test_trace_evidence_counts_first() -> None:
@@ -69,3 +74,11 @@ def test_evidence_for_skills_outside_the_suite_is_ignored() -> None:
     trace = Trace(skills=(SkillEvidence(skill="pdf", source="skill-tool", confidence="high"),))
     assert evidence_skills(trace, SKILLS) == ()
     assert evidence_skills(trace, ()) == ("pdf",)
+
+
+_FILLER = st.text(alphabet=st.sampled_from("abcdefg ,"), max_size=30)
+
+
+@given(before=_FILLER, phrase=st.sampled_from(["instead of", "never use", "avoid", "rather than", "not"]))
+def test_a_negated_mention_never_selects(before: str, phrase: str) -> None:
+    assert mentioned_skills(f"{before}. {phrase} tui-qa.", SKILLS) == ()

@@ -39,7 +39,15 @@ MakeCtx = Callable[..., GradeContext]
 def run_fixture(log_dir: Path, stdin: str) -> None:
     """Run the real hello-prompt fixture so it writes its ground-truth log."""
     env = {**os.environ, "SKILLGYM_FIXTURE_LOG_DIR": str(log_dir)}
-    subprocess.run([sys.executable, str(FIXTURE)], input=stdin, env=env, capture_output=True, text=True, check=True, timeout=30)
+    subprocess.run(
+        [sys.executable, str(FIXTURE)],
+        input=stdin,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=30,
+    )
 
 
 # -- files -----------------------------------------------------------------------------------------
@@ -57,8 +65,12 @@ async def test_file_exists(make_ctx: MakeCtx) -> None:
 async def test_file_contains(make_ctx: MakeCtx) -> None:
     ctx = make_ctx()
     (Path(ctx.workspace) / "snapshot.txt").write_text("READY> \nECHO: hello world\n", encoding="utf-8")
-    ok = await run_verifier(FileContains(id="c", path="snapshot.txt", pattern=Pattern(regex=r"ECHO:\s*hello world")), ctx)
-    bad = await run_verifier(FileContains(id="d", path="snapshot.txt", pattern=Pattern(regex=r"ECHO:\s*bye")), ctx)
+    ok = await run_verifier(
+        FileContains(id="c", path="snapshot.txt", pattern=Pattern(regex=r"ECHO:\s*hello world")), ctx
+    )
+    bad = await run_verifier(
+        FileContains(id="d", path="snapshot.txt", pattern=Pattern(regex=r"ECHO:\s*bye")), ctx
+    )
     assert ok.passed
     assert ok.message == r"snapshot.txt contains /ECHO:\s*hello world/ (line 2)"
     assert not bad.passed
@@ -90,10 +102,16 @@ async def test_a_directory_is_not_a_file(make_ctx: MakeCtx) -> None:
 async def test_fixture_log_from_the_real_fixture(make_ctx: MakeCtx) -> None:
     ctx = make_ctx()
     run_fixture(Path(ctx.fixture_log_dir), "hello world\nexit\n")
-    received = FixtureLogContains(id="in", fixture="hello-prompt", event="input", pattern=Pattern(regex="hello world"))
-    echoed = FixtureLogContains(id="out", fixture="hello-prompt", event="output", pattern=Pattern(regex=r"ECHO: hello"))
+    received = FixtureLogContains(
+        id="in", fixture="hello-prompt", event="input", pattern=Pattern(regex="hello world")
+    )
+    echoed = FixtureLogContains(
+        id="out", fixture="hello-prompt", event="output", pattern=Pattern(regex=r"ECHO: hello")
+    )
     twice = FixtureLogContains(id="two", fixture="hello-prompt", event="input", min_count=3)
-    wrong = FixtureLogContains(id="no", fixture="hello-prompt", event="input", pattern=Pattern(regex="goodbye"))
+    wrong = FixtureLogContains(
+        id="no", fixture="hello-prompt", event="input", pattern=Pattern(regex="goodbye")
+    )
     outcomes = await run_verifiers((received, echoed, twice, wrong), ctx)
     assert [o.passed for o in outcomes] == [True, True, False, False]
     assert outcomes[0].message == "the hello-prompt log has 1 'input' event(s) matching /hello world/"
@@ -130,9 +148,16 @@ async def test_command_exit_code_and_stdout(make_ctx: MakeCtx) -> None:
     ctx = make_ctx(env={**make_ctx().env, "GREETING": "hi there"})
     (Path(ctx.workspace) / "marker").write_text("", encoding="utf-8")
     script = "import os, sys; print(os.environ['GREETING'], os.path.exists('marker')); sys.exit(3)"
-    ok = CommandCheck(id="ok", argv=(sys.executable, "-c", script), exit_code=3, stdout_pattern=Pattern(regex="hi there True"))
+    ok = CommandCheck(
+        id="ok",
+        argv=(sys.executable, "-c", script),
+        exit_code=3,
+        stdout_pattern=Pattern(regex="hi there True"),
+    )
     code = CommandCheck(id="code", argv=(sys.executable, "-c", script))
-    text = CommandCheck(id="text", argv=(sys.executable, "-c", script), exit_code=3, stdout_pattern=Pattern(regex="bye"))
+    text = CommandCheck(
+        id="text", argv=(sys.executable, "-c", script), exit_code=3, stdout_pattern=Pattern(regex="bye")
+    )
     outcomes = await run_verifiers((ok, code, text), ctx)
     assert [o.passed for o in outcomes] == [True, False, False]
     assert "exited 3, expected 0" in outcomes[1].message
@@ -206,7 +231,9 @@ async def test_artifact_exists(make_ctx: MakeCtx) -> None:
     logs = ArtifactExists(id="logs", artifact="log")
     outcomes = await run_verifiers((ok, two, logs), ctx)
     assert [o.passed for o in outcomes] == [True, False, False]
-    assert outcomes[1].message == "found 1 screenshot (png, svg, jpg, jpeg, html) file(s), need 2: shots/a.svg"
+    assert (
+        outcomes[1].message == "found 1 screenshot (png, svg, jpg, jpeg, html) file(s), need 2: shots/a.svg"
+    )
 
 
 async def test_artifacts_from_before_the_agent_do_not_count(make_ctx: MakeCtx) -> None:
@@ -238,7 +265,7 @@ def custom_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
                 return (False, "the screen was not clean")
 
             def outcome(ctx, config):
-                return CheckOutcome(id="ignored", kind="verifier", required=False, passed=True, message="fine")
+                return CheckOutcome(id="x", kind="verifier", required=False, passed=True, message="fine")
 
             def wrong_type(ctx, config):
                 return 42

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from skillgym.grading.workflow import compliance, evaluate_workflow
 from skillgym.model import Pattern, WorkflowCheck
 
@@ -25,7 +28,9 @@ def step(
 
 
 def outcomes_of(checks: list[WorkflowCheck], text: str) -> dict[str, tuple[bool, str]]:
-    return {o.id: (o.passed, o.message) for o in evaluate_workflow(checks, (text,), corpus="prose", gates=True)}
+    return {
+        o.id: (o.passed, o.message) for o in evaluate_workflow(checks, (text,), corpus="prose", gates=True)
+    }
 
 
 def test_required_patterns_present_and_forbidden_absent() -> None:
@@ -46,7 +51,9 @@ def test_forbidden_in_prose_respects_the_negation_window() -> None:
 
 def test_forbidden_in_commands_has_no_negation() -> None:
     checks = [step("wait", "grep", forbidden=(r"\bsleep\b",))]
-    [outcome] = evaluate_workflow(checks, ("echo never; sleep 1", "grep READY out"), corpus="commands", gates=False)
+    [outcome] = evaluate_workflow(
+        checks, ("echo never; sleep 1", "grep READY out"), corpus="commands", gates=False
+    )
     assert not outcome.passed
     assert "command 1" in outcome.message
     assert not outcome.required  # scored, never gating in this corpus
@@ -54,8 +61,12 @@ def test_forbidden_in_commands_has_no_negation() -> None:
 
 def test_commands_are_matched_one_at_a_time() -> None:
     checks = [step("send", r"tmux.*send-keys.*hello")]
-    [split] = evaluate_workflow(checks, ("tmux -L s send-keys -t a x", "echo hello"), corpus="commands", gates=False)
-    [whole] = evaluate_workflow(checks, ("tmux -L s send-keys -t a hello Enter",), corpus="commands", gates=False)
+    [split] = evaluate_workflow(
+        checks, ("tmux -L s send-keys -t a x", "echo hello"), corpus="commands", gates=False
+    )
+    [whole] = evaluate_workflow(
+        checks, ("tmux -L s send-keys -t a hello Enter",), corpus="commands", gates=False
+    )
     assert not split.passed
     assert "no command run matches" in split.message
     assert whole.passed
@@ -108,3 +119,13 @@ def test_weighted_compliance_counts_all_checks() -> None:
     assert compliance([], ()) is None
     zero = [step("a", "x", weight=0.0)]
     assert compliance(zero, evaluate_workflow(zero, ("x",), corpus="prose", gates=True)) is None
+
+
+@given(
+    weights=st.lists(st.floats(min_value=0.0, max_value=10.0), min_size=1, max_size=6),
+    text=st.text(alphabet=st.sampled_from("abc \n"), max_size=40),
+)
+def test_compliance_is_a_share(weights: list[float], text: str) -> None:
+    checks = [step(f"s{i}", "a" * (i + 1), weight=w) for i, w in enumerate(weights)]
+    share = compliance(checks, evaluate_workflow(checks, (text,), corpus="prose", gates=True))
+    assert share is None or 0.0 <= share <= 1.0
