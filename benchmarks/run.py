@@ -59,7 +59,10 @@ def compile_cases(repeat: int) -> list[tuple[str, str]]:
 
     med, samples = _median_of(repeat, body)
     return [
-        ("compile + fingerprint 10,000 cases", f"{med:.3f} s median ({', '.join(f'{s:.3f}' for s in samples)})"),
+        (
+            "compile + fingerprint 10,000 cases",
+            f"{med:.3f} s median ({', '.join(f'{s:.3f}' for s in samples)})",
+        ),
         ("per case", f"{med / 10_000 * 1e6:.1f} µs"),
     ]
 

@@ -67,7 +67,9 @@ class EventBus:
                 where = f"on {event_type(current)}" if current is not None else "while finishing"
                 message = f"{type(exc).__name__}: {exc}"
                 self.failed[subscriber.name] = message
-                self._errors.write(f"skillgym: reporter {subscriber.name!r} failed {where} ({message}); dropped\n")
+                self._errors.write(
+                    f"skillgym: reporter {subscriber.name!r} failed {where} ({message}); dropped\n"
+                )
                 self._errors.flush()
 
 

@@ -22,7 +22,7 @@ from .redact import redact_env, secret_values
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 DEFAULT_CONCURRENCY = 4
-PROVIDERS = ("replay", "stub", "claude", "codex")
+PROVIDERS = ("replay", "stub", "command", "claude", "codex")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -50,13 +50,29 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--model", default=None, help="model id passed to the provider")
     run.add_argument("--trials", type=int, default=1, help="trials per case and condition (default 1)")
     run.add_argument(
-        "--concurrency", type=int, default=DEFAULT_CONCURRENCY, help=f"trials at once (default {DEFAULT_CONCURRENCY})"
+        "--concurrency",
+        type=int,
+        default=DEFAULT_CONCURRENCY,
+        help=f"trials at once (default {DEFAULT_CONCURRENCY})",
     )
-    run.add_argument("--output", type=Path, default=Path("runs"), help="where run directories go (default: runs)")
-    run.add_argument("--keep-workspaces", action="store_true", help="keep every workspace, not only failed ones")
-    run.add_argument("--record", action="store_true", help="save each trial's raw provider stream as a cassette")
-    run.add_argument("--replay-source", metavar="PROVIDER/MODEL", help="which recorded cassettes replay plays")
-    run.add_argument("--compare-baseline", type=Path, metavar="REPORT", help="compare with an earlier report.json")
+    run.add_argument(
+        "--output", type=Path, default=Path("runs"), help="where run directories go (default: runs)"
+    )
+    run.add_argument(
+        "--keep-workspaces", action="store_true", help="keep every workspace, not only failed ones"
+    )
+    run.add_argument(
+        "--record", action="store_true", help="save each trial's raw provider stream as a cassette"
+    )
+    run.add_argument(
+        "--replay-source", metavar="PROVIDER/MODEL", help="which recorded cassettes replay plays"
+    )
+    run.add_argument(
+        "--agent-command", metavar="'PROGRAM ARGS'", help="the command provider's agent (prompt on stdin)"
+    )
+    run.add_argument(
+        "--compare-baseline", type=Path, metavar="REPORT", help="compare with an earlier report.json"
+    )
     run.add_argument("--dry-run", action="store_true", help="print the plan; invoke and write nothing")
     run.add_argument("--json", action="store_true", help="machine-readable output")
     return parser
@@ -137,6 +153,7 @@ def _run(args: argparse.Namespace, out: Console) -> int:
         keep_workspaces=args.keep_workspaces,
         record=args.record,
         replay_source=args.replay_source,
+        agent_command=args.agent_command,
         baseline_report=str(args.compare_baseline) if args.compare_baseline else None,
         argv=tuple(sys.argv),
         run_id=new_run_id(),

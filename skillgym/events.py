@@ -103,7 +103,9 @@ class RunFinish(_Event, frozen=True, kw_only=True, tag="run.finish"):
     summary: dict[str, Any] = {}
 
 
-Event: TypeAlias = RunStart | LaneStart | CaseStart | TrialStart | TrialFinish | CaseFinish | LaneFinish | RunFinish
+Event: TypeAlias = (
+    RunStart | LaneStart | CaseStart | TrialStart | TrialFinish | CaseFinish | LaneFinish | RunFinish
+)
 
 event_encoder = msgspec.json.Encoder()
 event_decoder = msgspec.json.Decoder(Event)

@@ -32,7 +32,7 @@ from .files import write_atomic
 from .hashing import skill_hash
 from .model import Case, Data, Suite
 from .plan import Plan, WorkItem
-from .providers import make_provider
+from .providers import ProviderSettings, make_provider
 from .providers.base import Detection, Provider
 from .results import TrialResult
 from .trial import TrialSettings, run_trial, workspace_plan
@@ -52,6 +52,7 @@ class RunOptions(Data, frozen=True, kw_only=True):
     keep_workspaces: bool = False
     record: bool = False
     replay_source: str | None = None
+    agent_command: str | None = None
     baseline_report: str | None = None
     argv: tuple[str, ...] = ()
     run_id: str | None = None
@@ -75,14 +76,16 @@ def new_run_id() -> str:
 
 def counts_of(results: Sequence[TrialResult]) -> Counts:
     tally = Counter(r.status for r in results)
-    return Counts(total=len(results), passed=tally["passed"], failed=tally["failed"], errored=tally["errored"])
+    return Counts(
+        total=len(results), passed=tally["passed"], failed=tally["failed"], errored=tally["errored"]
+    )
 
 
 async def detect_providers(plan: Plan, suite: Suite, options: RunOptions) -> dict[str, Provider]:
     """Build and detect every provider once; any unavailable one stops the run before it starts."""
+    settings = ProviderSettings(replay_source=options.replay_source, agent_command=options.agent_command)
     providers = {
-        name: make_provider(name, suite_root=Path(suite.root), source=options.replay_source)
-        for name in plan.providers
+        name: make_provider(name, suite_root=Path(suite.root), settings=settings) for name in plan.providers
     }
     detections: list[Detection] = [await p.detect() for p in providers.values()]
     problems = [f"{d.provider}: {d.problem or 'not available'}" for d in detections if not d.available]
@@ -109,7 +112,9 @@ class _Brackets:
             if item.lane not in self._lane_results:
                 self._lane_results[item.lane] = []
                 await self._bus.publish(
-                    LaneStart(run_id=self._run_id, at=now, lane=item.lane, total_trials=self._lane_left[item.lane])
+                    LaneStart(
+                        run_id=self._run_id, at=now, lane=item.lane, total_trials=self._lane_left[item.lane]
+                    )
                 )
             group = _group(item)
             if group not in self._group_results:
@@ -272,7 +277,9 @@ async def execute(
         if interrupted:
             await brackets.close_open()
         counts = counts_of(results)
-        exit_code = EXIT_INTERRUPTED if interrupted else (EXIT_OK if counts.passed == counts.total else EXIT_FAILED)
+        exit_code = (
+            EXIT_INTERRUPTED if interrupted else (EXIT_OK if counts.passed == counts.total else EXIT_FAILED)
+        )
         await bus.publish(
             RunFinish(
                 run_id=run_id,

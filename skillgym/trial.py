@@ -115,7 +115,9 @@ async def run_trial(
     with anyio.CancelScope(shield=True):
         await cleanup(layout, trial_id=trial_id, keep_workspace=keep)
     trace = outcome.trace if outcome else None
-    paths = _write_files(folder, trace, settings, keep_workspace=keep, case=case, layout_workspace=layout.workspace)
+    paths = _write_files(
+        folder, trace, settings, keep_workspace=keep, case=case, layout_workspace=layout.workspace
+    )
     finished = clock()
     result = TrialResult(
         key=item.key,
@@ -124,7 +126,9 @@ async def run_trial(
         category=case.category,
         condition=item.condition,
         provider=item.provider,
-        model=(outcome.model if outcome and outcome.model else None) or (trace.model if trace else None) or item.model,
+        model=(outcome.model if outcome and outcome.model else None)
+        or (trace.model if trace else None)
+        or item.model,
         trial=item.trial,
         fingerprint=item.fingerprint,
         status=status,
@@ -209,7 +213,13 @@ async def _grade(
 
 
 def _write_files(
-    folder: Path, trace: Trace | None, s: TrialSettings, *, keep_workspace: bool, case: Case, layout_workspace: str
+    folder: Path,
+    trace: Trace | None,
+    s: TrialSettings,
+    *,
+    keep_workspace: bool,
+    case: Case,
+    layout_workspace: str,
 ) -> TrialPaths:
     run_dir = Path(s.run_dir)
 

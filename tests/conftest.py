@@ -23,7 +23,9 @@ def write_suite(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
-def run_cli(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    *args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
     """``python -m skillgym ARGS`` in ``cwd``, as a user would run it."""
     full_env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1", **(env or {})}
     return subprocess.run(

@@ -38,6 +38,7 @@ _NOT_POLL = r"^(?!.*\b(?:while|until|for|do|done|retry\w*|poll\w*|deadline)\b)"
 _TMUX_FLAGS = r"(?:\s+-[2CDNluvV]+|\s+-[cfT]\s*\S+)*"
 _TMUX_ANY_FLAGS = r"(?:\s+-[2CDNluvV]+|\s+-[cfTLS]\s*\S+)*"
 _TMUX_WORD = r"(?<![\w./$-])(?:[\w.~-]*/)*tmux(?![\w.-])"
+_PRIVATE = r"\s+-[2CDNluvV]*[LS]"
 # Full command names and their official aliases (single-letter prefixes left out: too ambiguous in prose).
 _TMUX_COMMANDS = tuple(
     word
@@ -107,15 +108,7 @@ DEFAULT_RULES: Final[tuple[AntiPatternRule, ...]] = (
         severity="warning",
         patterns=(
             Pattern(
-                regex="("
-                + _TMUX_WORD
-                + r")(?!"
-                + _TMUX_FLAGS
-                + r"\s+-[2CDNluvV]*[LS])(?="
-                + _TMUX_FLAGS
-                + r"\s+"
-                + _TMUX_COMMAND
-                + ")",
+                regex=f"({_TMUX_WORD})(?!{_TMUX_FLAGS}{_PRIVATE})(?={_TMUX_FLAGS}\\s+{_TMUX_COMMAND})",
                 flags="",
             ),
         ),

@@ -6,40 +6,54 @@ from pathlib import Path
 from typing import Final
 
 from ..errors import UsageError
+from ..model import Data
 from .base import Detection as Detection
 from .base import Provider as Provider
 from .base import ProviderRequest as ProviderRequest
 from .base import ProviderResult as ProviderResult
+from .command import CommandProvider as CommandProvider
+from .command import parse_agent_command as parse_agent_command
 from .replay import ReplayProvider as ReplayProvider
 from .stub import StubProvider as StubProvider
 from .tracefmt import PARSERS as PARSERS
 from .tracefmt import StreamParseError as StreamParseError
 
-PROVIDER_NAMES: Final = ("replay", "stub")
+PROVIDER_NAMES: Final = ("replay", "stub", "command")
 
 
-def make_provider(name: str, *, suite_root: Path, source: str | None = None) -> Provider:
-    """The provider called ``name``; ``source`` (``"provider/model"``) picks the cassettes to replay.
+class ProviderSettings(Data, frozen=True, kw_only=True):
+    """Provider options from the command line; each provider reads only its own."""
 
-    ``source`` only means something to ``replay``; the others ignore it, so one run can mix providers.
-    Raises ``UsageError`` for an unknown name or a malformed source.
-    """
+    replay_source: str | None = None  # "provider/model": which cassettes replay plays
+    agent_command: str | None = None  # the command provider's program and arguments
+
+
+_DEFAULTS = ProviderSettings()
+
+
+def make_provider(name: str, *, suite_root: Path, settings: ProviderSettings = _DEFAULTS) -> Provider:
+    """The provider called ``name``; raises ``UsageError`` for an unknown name or bad settings."""
     if name == "replay":
-        return ReplayProvider(suite_root, source)
+        return ReplayProvider(suite_root, settings.replay_source)
     if name == "stub":
         return StubProvider(suite_root)
+    if name == "command":
+        return CommandProvider(parse_agent_command(settings.agent_command))
     raise UsageError(f"unknown provider {name!r}; valid providers: {', '.join(PROVIDER_NAMES)}")
 
 
 __all__ = (
     "PARSERS",
     "PROVIDER_NAMES",
+    "CommandProvider",
     "Detection",
     "Provider",
     "ProviderRequest",
     "ProviderResult",
+    "ProviderSettings",
     "ReplayProvider",
     "StreamParseError",
     "StubProvider",
     "make_provider",
+    "parse_agent_command",
 )

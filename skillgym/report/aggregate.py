@@ -55,7 +55,7 @@ class CaseStats(Data, frozen=True, kw_only=True):
 
 
 class LaneSummary(Data, frozen=True, kw_only=True):
-    """A lane's totals; the interval treats the case as the unit (trials within a case are not independent)."""
+    """A lane's totals; its interval treats the case as the unit (a case's trials are not independent)."""
 
     lane: Lane
     cases: int
@@ -225,7 +225,9 @@ def _paired(
     )
 
 
-def _provider_pairs(stats: Sequence[CaseStats], lanes: Sequence[Lane], providers: Sequence[str]) -> list[PairedComparison]:
+def _provider_pairs(
+    stats: Sequence[CaseStats], lanes: Sequence[Lane], providers: Sequence[str]
+) -> list[PairedComparison]:
     out: list[PairedComparison] = []
     if len(providers) < 2:
         return out

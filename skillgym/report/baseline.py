@@ -20,9 +20,13 @@ def load_report(path: Path) -> Report:
     try:
         return _decoder.decode(target.read_bytes())
     except FileNotFoundError:
-        raise UsageError(f"baseline report {target} does not exist; pass a run directory or its report.json") from None
+        raise UsageError(
+            f"baseline report {target} does not exist; pass a run directory or its report.json"
+        ) from None
     except msgspec.ValidationError as exc:
-        raise UsageError(f"baseline report {target} is not a skillgym report ({exc}); pass a report.json") from exc
+        raise UsageError(
+            f"baseline report {target} is not a skillgym report ({exc}); pass a report.json"
+        ) from exc
     except msgspec.DecodeError as exc:
         raise UsageError(f"baseline report {target} is not valid JSON ({exc})") from exc
 
@@ -41,6 +45,7 @@ def newcombe_interval(a: CaseStats, b: CaseStats) -> tuple[float, float] | None:
 
 def compare_to_baseline(current: Report, baseline: Report) -> BaselineSummary:
     """Per case (lane, case, condition, provider): improved, regressed, unchanged or inconclusive."""
+
     def key(s: CaseStats) -> tuple[str, str, str, str]:
         return (s.lane, s.case_id, s.condition, s.provider)
 

@@ -39,7 +39,9 @@ def _comparison_row(label: str, lane: str, c: Comparison, mcnemar: float | None)
 def _comparisons(items: tuple[PairedComparison, ...], label_of: str) -> list[str]:
     header = ["comparison", "lane", "cases", "mean diff", "95% CI", "W/T/L", "p (sign)", "verdict"]
     rows = [
-        _comparison_row(c.comparison.name if label_of == "name" else c.provider, c.lane, c.comparison, c.mcnemar_p)
+        _comparison_row(
+            c.comparison.name if label_of == "name" else c.provider, c.lane, c.comparison, c.mcnemar_p
+        )
         for c in items
     ]
     return _table(header, rows)
@@ -51,11 +53,16 @@ def render_markdown(report: Report) -> str:
     graded = c.total - c.errored
     out = [f"# skillgym report — run {report.run_id}", ""]
     if report.interrupted:
-        out += ["> **Interrupted:** this run was stopped before every trial finished; resume it with", ">",
-                f"> `skillgym run --resume <run-dir>`", ""]
+        out += [
+            "> **Interrupted:** this run was stopped before every trial finished; resume it with",
+            ">",
+            "> `skillgym run --resume <run-dir>`",
+            "",
+        ]
     out += ["## Executive summary", ""]
     out += [
-        f"- Suite `{report.suite}`; lanes {', '.join(report.lanes)}; conditions {', '.join(report.conditions)}; "
+        f"- Suite `{report.suite}`; lanes {', '.join(report.lanes)}; "
+        f"conditions {', '.join(report.conditions)}; "
         f"providers {', '.join(report.providers)}; {report.trials} trial(s) per case and condition.",
         f"- {c.total} trials: {c.passed} passed, {c.failed} failed, {c.errored} errored "
         f"(pass rate {_pct(c.passed / c.total if c.total else None)}; "
@@ -63,18 +70,23 @@ def render_markdown(report: Report) -> str:
     ]
     if report.errors_by_class:
         out.append(
-            "- Infrastructure errors: " + ", ".join(f"{k} {v}" for k, v in report.errors_by_class.items()) + "."
+            "- Infrastructure errors: "
+            + ", ".join(f"{k} {v}" for k, v in report.errors_by_class.items())
+            + "."
         )
     for comp in report.condition_comparisons:
         cmp = comp.comparison
-        out.append(f"- {cmp.name}, {comp.lane} lane ({comp.provider}): **{cmp.verdict}** over {cmp.n_pairs} case(s).")
+        out.append(
+            f"- {cmp.name}, {comp.lane} lane ({comp.provider}): **{cmp.verdict}** over {cmp.n_pairs} case(s)."
+        )
     out += [f"- Skill content hash `{report.skill_hash[:12]}`.", ""]
 
     out += ["## Condition comparison", ""]
     if report.condition_comparisons:
         out += [
-            "Paired per case: each case's pass rate under the treatment minus under the control. The verdict is",
-            "`inconclusive` whenever the interval contains zero or the exact sign test does not reject.",
+            "Paired per case: each case's pass rate under the treatment minus under the control.",
+            "The verdict is `inconclusive` whenever the interval contains zero or the exact sign test",
+            "does not reject.",
             "",
             *_comparisons(report.condition_comparisons, "name"),
         ]
@@ -83,13 +95,30 @@ def render_markdown(report: Report) -> str:
 
     out += ["## Lane breakdown", ""]
     out += _table(
-        ["lane", "cases", "trials", "passed", "failed", "errored", "pass rate", "excl. errors", "case-level 95% CI",
-         "mean score"],
+        [
+            "lane",
+            "cases",
+            "trials",
+            "passed",
+            "failed",
+            "errored",
+            "pass rate",
+            "excl. errors",
+            "case-level 95% CI",
+            "mean score",
+        ],
         [
             [
-                s.lane, str(s.cases), str(s.counts.total), str(s.counts.passed), str(s.counts.failed),
-                str(s.counts.errored), _pct(s.pass_rate), _pct(s.pass_rate_excluding_errors),
-                _interval(s.case_pass_interval), "-" if s.mean_score is None else f"{s.mean_score:.2f}",
+                s.lane,
+                str(s.cases),
+                str(s.counts.total),
+                str(s.counts.passed),
+                str(s.counts.failed),
+                str(s.counts.errored),
+                _pct(s.pass_rate),
+                _pct(s.pass_rate_excluding_errors),
+                _interval(s.case_pass_interval),
+                "-" if s.mean_score is None else f"{s.mean_score:.2f}",
             ]
             for s in report.lane_summaries
         ],
@@ -113,12 +142,28 @@ def render_markdown(report: Report) -> str:
 
     out += ["## Trial aggregation", ""]
     out += _table(
-        ["lane", "case", "condition", "provider", "trials", "pass", "95% CI (Wilson)", "mean score", "pass@k",
-         "pass^k"],
+        [
+            "lane",
+            "case",
+            "condition",
+            "provider",
+            "trials",
+            "pass",
+            "95% CI (Wilson)",
+            "mean score",
+            "pass@k",
+            "pass^k",
+        ],
         [
             [
-                s.lane, s.case_id, s.condition, s.provider, str(s.trials), f"{s.passed}/{s.trials}",
-                _interval(s.pass_interval), "-" if s.mean_score is None else f"{s.mean_score:.2f}",
+                s.lane,
+                s.case_id,
+                s.condition,
+                s.provider,
+                str(s.trials),
+                f"{s.passed}/{s.trials}",
+                _interval(s.pass_interval),
+                "-" if s.mean_score is None else f"{s.mean_score:.2f}",
                 " ".join(f"@{k}={v:.2f}" for k, v in s.pass_at_k.items()),
                 " ".join(f"^{k}={v:.2f}" for k, v in s.pass_hat_k.items()),
             ]
@@ -131,12 +176,24 @@ def render_markdown(report: Report) -> str:
         out += ["No baseline given (use `--compare-baseline REPORT`).", ""]
     else:
         b = report.baseline
-        out += [f"Against run {b.baseline_run}: overall **{b.overall.verdict}** over {b.overall.n_pairs} case(s).", ""]
+        out += [
+            f"Against run {b.baseline_run}: overall **{b.overall.verdict}** "
+            f"over {b.overall.n_pairs} case(s).",
+            "",
+        ]
         out += _table(
             ["lane", "case", "condition", "provider", "baseline", "current", "delta", "status"],
             [
-                [r.lane, r.case_id, r.condition, r.provider, _pct(r.baseline_pass_rate), _pct(r.current_pass_rate),
-                 "-" if r.delta is None else f"{100 * r.delta:+.0f} pts", r.status]
+                [
+                    r.lane,
+                    r.case_id,
+                    r.condition,
+                    r.provider,
+                    _pct(r.baseline_pass_rate),
+                    _pct(r.current_pass_rate),
+                    "-" if r.delta is None else f"{100 * r.delta:+.0f} pts",
+                    r.status,
+                ]
                 for r in b.rows
             ],
         )
@@ -145,7 +202,10 @@ def render_markdown(report: Report) -> str:
     if report.anti_patterns:
         out += _table(
             ["rule", "findings by severity"],
-            [[rule, ", ".join(f"{k} {v}" for k, v in counts.items())] for rule, counts in report.anti_patterns.items()],
+            [
+                [rule, ", ".join(f"{k} {v}" for k, v in counts.items())]
+                for rule, counts in report.anti_patterns.items()
+            ],
         )
     else:
         out += ["No anti-pattern findings.", ""]

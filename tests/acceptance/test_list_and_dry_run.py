@@ -93,8 +93,20 @@ def test_dry_run_expands_the_plan_redacts_secrets_and_writes_nothing(
 def test_dry_run_json_has_stable_keys_and_filters(suite_dir: Callable[[dict[str, str]], Path]) -> None:
     root = suite_dir(SUITE)
     proc = run_cli(
-        "run", "--suite", str(root), "--dry-run", "--json", "--lane", "prompt", "--condition", "none",
-        "--provider", "stub", "--provider", "replay", cwd=root.parent,
+        "run",
+        "--suite",
+        str(root),
+        "--dry-run",
+        "--json",
+        "--lane",
+        "prompt",
+        "--condition",
+        "none",
+        "--provider",
+        "stub",
+        "--provider",
+        "replay",
+        cwd=root.parent,
     )
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)

@@ -48,7 +48,9 @@ def test_cosmetic_fields_do_not_change_the_fingerprint() -> None:
     assert fingerprint(_case(tags=("smoke",), category="other")) == base
     assert fingerprint(_case(conditions=("none",))) == base
     assert fingerprint(_case(token_budget=TokenBudget(max_regression_percent=5))) == base
-    moved = (WorkflowCheck(id="s", required_patterns=(Pattern(regex="wait"),), origin="b.py:7", description="x"),)
+    moved = (
+        WorkflowCheck(id="s", required_patterns=(Pattern(regex="wait"),), origin="b.py:7", description="x"),
+    )
     assert fingerprint(_case(workflow=moved)) == base
 
 
@@ -71,7 +73,9 @@ def test_lane_is_part_of_the_identity() -> None:
 def test_user_config_keys_named_like_excluded_fields_are_kept() -> None:
     def case(config: dict[str, object]) -> ExecutionCase:
         verifier = CustomVerifier(id="v", target="m:f", config=config)
-        return ExecutionCase(id="x", category="c", task="t", budget=Budget(timeout_s=1), verifiers=(verifier,))
+        return ExecutionCase(
+            id="x", category="c", task="t", budget=Budget(timeout_s=1), verifiers=(verifier,)
+        )
 
     assert fingerprint(case({"description": "a"})) != fingerprint(case({"description": "b"}))
 
@@ -82,7 +86,11 @@ def test_identical_in_a_fresh_process() -> None:
         "print(fingerprint(_case()))"
     )
     out = subprocess.run(
-        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True,
+        [sys.executable, "-c", code],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
         env={"PYTHONHASHSEED": "12345", "PATH": "/usr/bin:/bin"},
     )
     assert out.stdout.strip() == fingerprint(_case())
@@ -100,11 +108,16 @@ text = st.text(max_size=40)
 
 @given(prompt=text, regex=st.from_regex(r"[a-z]{1,8}", fullmatch=True), timeout=st.floats(1, 1e4))
 def test_property_stable_under_reconstruction_and_cosmetics(prompt: str, regex: str, timeout: float) -> None:
-    case = _case(prompt=prompt, budget=Budget(timeout_s=timeout),
-                 workflow=(WorkflowCheck(id="s", required_patterns=(Pattern(regex=regex),)),))
+    case = _case(
+        prompt=prompt,
+        budget=Budget(timeout_s=timeout),
+        workflow=(WorkflowCheck(id="s", required_patterns=(Pattern(regex=regex),)),),
+    )
     rebuilt = msgspec.json.decode(msgspec.json.encode(case), type=PromptCase)
     assert fingerprint(rebuilt) == fingerprint(case)
-    assert fingerprint(msgspec.structs.replace(case, origin="z.py:1", description=prompt)) == fingerprint(case)
+    assert fingerprint(msgspec.structs.replace(case, origin="z.py:1", description=prompt)) == fingerprint(
+        case
+    )
 
 
 @given(a=text, b=text)

@@ -16,10 +16,23 @@ def _suite() -> Suite:
         conditions=(Condition(id="none"), Condition(id="self-load")),
         presets=(WorkspacePreset(id="ws"), WorkspacePreset(id="unused")),
         cases=(
-            ExecutionCase(id="e1", category="c", task="t", budget=Budget(timeout_s=1), workspace="ws",
-                          conditions=("none",), fingerprint="f" * 64),
-            PromptCase(id="p1", category="c", prompt="p", budget=Budget(timeout_s=1),
-                       conditions=("none", "self-load"), fingerprint="a" * 64),
+            ExecutionCase(
+                id="e1",
+                category="c",
+                task="t",
+                budget=Budget(timeout_s=1),
+                workspace="ws",
+                conditions=("none",),
+                fingerprint="f" * 64,
+            ),
+            PromptCase(
+                id="p1",
+                category="c",
+                prompt="p",
+                budget=Budget(timeout_s=1),
+                conditions=("none", "self-load"),
+                fingerprint="a" * 64,
+            ),
         ),
     )
 
@@ -28,8 +41,10 @@ def test_items_are_ordered_by_lane_then_case_condition_provider_trial() -> None:
     plan = build_plan(_suite(), providers=("stub", "replay"), trials=2)
     keys = [i.key for i in plan.items]
     assert keys[:4] == [
-        "prompt/p1/none/stub/trial-1", "prompt/p1/none/stub/trial-2",
-        "prompt/p1/none/replay/trial-1", "prompt/p1/none/replay/trial-2",
+        "prompt/p1/none/stub/trial-1",
+        "prompt/p1/none/stub/trial-2",
+        "prompt/p1/none/replay/trial-1",
+        "prompt/p1/none/replay/trial-2",
     ]
     assert keys[-1] == "execution/e1/none/replay/trial-2"
     assert len(keys) == (2 + 1) * 2 * 2
@@ -62,10 +77,22 @@ def test_item_key_mirrors_the_trial_directory() -> None:
 
 
 def test_secret_keys_and_values() -> None:
-    env = {"ANTHROPIC_API_KEY": "sk-ant-123456", "GITHUB_TOKEN": "ghp_abcdef", "DB_PASSWORD": "hunter22",
-           "AWS_SECRET": "s3cr3t-value", "PATH": "/usr/bin", "KEYBOARD": "us", "PIN_KEY": "1"}
-    assert {k for k in env if is_secret_key(k)} == {"ANTHROPIC_API_KEY", "GITHUB_TOKEN", "DB_PASSWORD",
-                                                    "AWS_SECRET", "PIN_KEY"}
+    env = {
+        "ANTHROPIC_API_KEY": "sk-ant-123456",
+        "GITHUB_TOKEN": "ghp_abcdef",
+        "DB_PASSWORD": "hunter22",
+        "AWS_SECRET": "s3cr3t-value",
+        "PATH": "/usr/bin",
+        "KEYBOARD": "us",
+        "PIN_KEY": "1",
+    }
+    assert {k for k in env if is_secret_key(k)} == {
+        "ANTHROPIC_API_KEY",
+        "GITHUB_TOKEN",
+        "DB_PASSWORD",
+        "AWS_SECRET",
+        "PIN_KEY",
+    }
     redacted = redact_env(env)
     assert redacted["ANTHROPIC_API_KEY"] == REDACTED and redacted["PATH"] == "/usr/bin"
     values = secret_values(env)

@@ -51,9 +51,16 @@ def test_mark_and_rollback_forget_only_later_definitions() -> None:
 def test_use_registry_restores_the_previous_one_even_on_error() -> None:
     outer = current_registry()
     inner = Registry()
-    with pytest.raises(RuntimeError), use_registry(inner):
-        assert current_registry() is inner
-        raise RuntimeError("x")
+    seen = []
+
+    def body() -> None:
+        with use_registry(inner):
+            seen.append(current_registry())
+            raise RuntimeError("x")
+
+    with pytest.raises(RuntimeError):
+        body()
+    assert seen == [inner]
     assert current_registry() is outer
 
 
@@ -83,8 +90,14 @@ def test_unknown_references_are_all_reported_with_origin() -> None:
     registry.add_skill(Skill(name="real", path="skills/real"))
     registry.add_case(
         PromptCase(
-            id="bad", category="c", prompt="p", budget=Budget(timeout_s=1), origin="evals/p.py:4",
-            conditions=("nonsense",), workspace="nope", expected_skill="fake",
+            id="bad",
+            category="c",
+            prompt="p",
+            budget=Budget(timeout_s=1),
+            origin="evals/p.py:4",
+            conditions=("nonsense",),
+            workspace="nope",
+            expected_skill="fake",
         )
     )
     with pytest.raises(CollectionError) as info:
@@ -98,20 +111,33 @@ def test_unknown_references_are_all_reported_with_origin() -> None:
 
 
 def test_suite_files_skip_data_dirs_and_private_files(tmp_path: Path) -> None:
-    root = write_suite(tmp_path, {
-        "b.py": "", "a/z.py": "", "_helpers.py": "", ".hidden/x.py": "", "fixtures/app.py": "",
-        "skills/s/scripts/tool.py": "", "cassettes/x.py": "", "templates/t/main.py": "", "_private/y.py": "",
-    })
+    root = write_suite(
+        tmp_path,
+        {
+            "b.py": "",
+            "a/z.py": "",
+            "_helpers.py": "",
+            ".hidden/x.py": "",
+            "fixtures/app.py": "",
+            "skills/s/scripts/tool.py": "",
+            "cassettes/x.py": "",
+            "templates/t/main.py": "",
+            "_private/y.py": "",
+        },
+    )
     assert [p.relative_to(root).as_posix() for p in suite_files(root)] == ["a/z.py", "b.py"]
     assert [f.name for f in discover_fixtures(root)] == ["app"]
 
 
 def test_a_failing_file_contributes_nothing_and_the_others_still_load(tmp_path: Path) -> None:
-    root = write_suite(tmp_path, {
-        "a.py": PROMPT.format(id="first"),
-        "b.py": PROMPT.format(id="half") + "\nraise ValueError('after registering')\n",
-        "c.py": PROMPT.format(id="third"),
-    })
+    root = write_suite(
+        tmp_path,
+        {
+            "a.py": PROMPT.format(id="first"),
+            "b.py": PROMPT.format(id="half") + "\nraise ValueError('after registering')\n",
+            "c.py": PROMPT.format(id="third"),
+        },
+    )
     with pytest.raises(CollectionError) as info:
         load_suite(root)
     assert len(info.value.errors) == 1
@@ -122,11 +148,15 @@ def test_a_failing_file_contributes_nothing_and_the_others_still_load(tmp_path: 
 
 
 def test_case_files_can_import_private_helpers_beside_them(tmp_path: Path) -> None:
-    root = write_suite(tmp_path, {
-        "_common.py": "CATEGORY = 'shared'\n",
-        "cases.py": PROMPT.format(id="x").replace('c.category("trigger")', "c.category(_common.CATEGORY)")
-        .replace("from skillgym import prompt_case", "import _common\nfrom skillgym import prompt_case"),
-    })
+    root = write_suite(
+        tmp_path,
+        {
+            "_common.py": "CATEGORY = 'shared'\n",
+            "cases.py": PROMPT.format(id="x")
+            .replace('c.category("trigger")', "c.category(_common.CATEGORY)")
+            .replace("from skillgym import prompt_case", "import _common\nfrom skillgym import prompt_case"),
+        },
+    )
     suite = load_suite(root)
     assert suite.cases[0].category == "shared"
     assert str(root.resolve()) not in sys.path

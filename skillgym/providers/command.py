@@ -1,0 +1,125 @@
+"""The command provider: any agent program that reads the prompt on stdin and prints a skillgym-trace.
+
+It is how a user plugs in an agent skillgym has no adapter for, and how the harness's own fault tests
+drive a real process that hangs, crashes or prints garbage.
+"""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import msgspec
+
+from ..errors import UsageError
+from ..process import ProcessStartError, run_process
+from ..results import ErrorClass
+from ..trace import Trace, with_total
+from .base import Detection, ProviderRequest, ProviderResult
+from .cassette import CASSETTE_VERSION, CassetteMeta, write_cassette
+from .tracefmt import TRACE_FORMAT, StreamParseError, parse_trace_stream
+
+# Raw output kept in memory for parsing; beyond it the stream is still saved to stdout.txt (capped).
+MAX_STREAM_BYTES = 32 * 1024 * 1024
+
+
+def parse_agent_command(text: str | None) -> tuple[str, ...]:
+    """``--agent-command`` split like a shell would split it (it is never run through a shell)."""
+    if not text or not text.strip():
+        raise UsageError(
+            "the command provider needs --agent-command 'PROGRAM ARGS...' (a program that reads the prompt "
+            "on stdin and prints skillgym-trace JSON lines on stdout)"
+        )
+    try:
+        return tuple(shlex.split(text))
+    except ValueError as exc:
+        raise UsageError(f"--agent-command {text!r} cannot be split into arguments: {exc}") from exc
+
+
+class CommandProvider:
+    """Runs ``argv`` in the trial workspace with the trial's hermetic env and deadline."""
+
+    name = "command"
+    skill_dirs: tuple[str, ...] = (".claude/skills", ".agents/skills")
+
+    def __init__(self, argv: Sequence[str]) -> None:
+        self.argv = tuple(argv)
+
+    async def detect(self) -> Detection:
+        program = self.argv[0]
+        found = shutil.which(program) if "/" not in program else (program if Path(program).exists() else None)
+        if found is None:
+            return Detection(
+                provider=self.name,
+                available=False,
+                problem=f"agent command {program!r} was not found on PATH; check --agent-command",
+            )
+        return Detection(provider=self.name, available=True, version=None, default_model=None)
+
+    async def invoke(self, request: ProviderRequest) -> ProviderResult:
+        started = time.time()
+        try:
+            proc = await run_process(
+                self.argv,
+                cwd=Path(request.workspace),
+                env=request.env,
+                timeout_s=request.timeout_s,
+                stdout_path=Path(request.stdout_path),
+                stderr_path=Path(request.stderr_path),
+                stdin_data=request.prompt.encode("utf-8"),
+                max_capture_bytes=MAX_STREAM_BYTES,
+            )
+        except ProcessStartError as exc:
+            return _failed("provider-unavailable", str(exc))
+        lines = proc.stdout.splitlines()
+        if request.record_path is not None:
+            _record(request, lines, started)
+        if proc.timed_out:
+            return _failed(
+                "timeout", f"agent command ran past the case budget of {request.timeout_s:g}s; killed"
+            )
+        if proc.stdout_bytes > len(proc.stdout):
+            return _failed(
+                "provider-error",
+                f"agent printed {proc.stdout_bytes} bytes, more than the {MAX_STREAM_BYTES} skillgym parses; "
+                f"the first part is in {request.stdout_path}",
+            )
+        try:
+            trace = parse_trace_stream(lines)
+        except StreamParseError as exc:
+            return _failed("provider-error", f"unparseable agent output in {request.stdout_path}: {exc}")
+        if trace.usage is not None:
+            trace = msgspec.structs.replace(trace, usage=with_total(trace.usage))
+        if proc.exit_code != 0:
+            how = f"signal {proc.signal}" if proc.signal else f"exit code {proc.exit_code}"
+            tail = proc.stderr[-400:].decode("utf-8", errors="replace").strip()
+            return _failed("provider-error", f"agent command failed with {how}: {tail}", trace=trace)
+        if trace.is_error:
+            return _failed(
+                "provider-error", f"agent reported an error: {trace.final_text[:400]}", trace=trace
+            )
+        return ProviderResult(ok=True, trace=trace, model=trace.model, exit_code=proc.exit_code)
+
+
+def _failed(error_class: ErrorClass, message: str, *, trace: Trace | None = None) -> ProviderResult:
+    return ProviderResult(ok=False, trace=trace or Trace(), error_class=error_class, error_message=message)
+
+
+def _record(request: ProviderRequest, lines: list[bytes], started: float) -> None:
+    meta = CassetteMeta(
+        cassette=CASSETTE_VERSION,
+        provider="command",
+        model=request.model or "default",
+        format=TRACE_FORMAT,
+        lane=request.lane,
+        case=request.case_id,
+        condition=request.condition,
+        trial=request.trial,
+        fingerprint=request.fingerprint,
+        recorded_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
+    )
+    assert request.record_path is not None
+    write_cassette(Path(request.record_path), meta, lines)

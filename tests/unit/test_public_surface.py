@@ -1,0 +1,74 @@
+"""The curated public surface, and the README stating the same pass rules the graders implement."""
+
+from __future__ import annotations
+
+import re
+
+import skillgym
+from skillgym.grading.rules import PASS_RULES
+from tests.conftest import REPO
+
+EXPECTED = {
+    "prompt_case",
+    "execution_case",
+    "dogfood_case",
+    "skill",
+    "condition",
+    "workspace_preset",
+    "anti_pattern",
+    "PromptBuilder",
+    "ExecutionBuilder",
+    "DogfoodBuilder",
+    "StepBuilder",
+    "WorkflowBuilder",
+    "AssertionsBuilder",
+    "ProofBundleBuilder",
+    "ReportBuilder",
+    "SkillgymError",
+    "DefinitionError",
+    "CollectionError",
+    "RecorderClosedError",
+    "UsageError",
+    "fingerprint",
+    "__version__",
+    "AntiPatternRule",
+    "ArtifactExists",
+    "ArtifactRequirement",
+    "Budget",
+    "Case",
+    "Command",
+    "CommandCheck",
+    "Condition",
+    "CustomVerifier",
+    "DogfoodCase",
+    "ExecutionCase",
+    "FileContains",
+    "FileExists",
+    "FixtureLogContains",
+    "NoLiveSessions",
+    "Pattern",
+    "PromptCase",
+    "ReportRequirement",
+    "SkillInstall",
+    "WorkflowCheck",
+    "WorkspacePreset",
+}
+
+
+def test_all_is_the_curated_tuple_and_every_name_resolves() -> None:
+    assert isinstance(skillgym.__all__, tuple)
+    assert set(skillgym.__all__) == EXPECTED
+    for name in skillgym.__all__:
+        assert getattr(skillgym, name) is not None
+
+
+def test_package_is_typed() -> None:
+    assert (REPO / "skillgym" / "py.typed").exists()
+
+
+def test_readme_states_each_lane_pass_rule_verbatim() -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"<!-- pass-rules.*?-->\n(.*?)<!-- /pass-rules -->", readme, re.S)
+    assert block is not None, "README lost its pass-rules block"
+    lines = block.group(1).strip().splitlines()
+    assert lines == [f"- **{lane}**: {PASS_RULES[lane]}" for lane in ("prompt", "execution", "dogfood")]
