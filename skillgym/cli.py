@@ -22,7 +22,8 @@ from .redact import redact_env, secret_values
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 DEFAULT_CONCURRENCY = 4
-PROVIDERS = ("replay", "stub", "command", "claude", "codex")
+# Mirrors providers.PROVIDER_NAMES (a test keeps them equal) without importing the engine for `list`.
+PROVIDERS = ("replay", "stub", "command")
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -213,7 +213,7 @@ async def execute(
     """Run ``plan``; ``done`` holds results a resumed run already has (those items are not run again)."""
     providers = await detect_providers(plan, suite, options)
     run_id = options.run_id or new_run_id()
-    run_dir = run_dir or Path(options.output) / run_id
+    run_dir = (run_dir or Path(options.output) / run_id).resolve()
     run_dir.mkdir(parents=True, exist_ok=True)
     cases = {c.id: c for c in suite.cases}
     finished_keys = {r.key for r in done}

@@ -19,7 +19,7 @@ from .prompts import build_prompt
 from .providers.base import Provider, ProviderRequest, ProviderResult
 from .redact import redact_env, scrub
 from .results import ErrorClass, Grade, Status, TrialPaths, TrialResult
-from .trace import Trace
+from .trace import Trace, with_total
 from .workspaces import EnvironmentSetupError, TrialLayout, cleanup, hermetic_env, layout_for, materialize
 
 # Extra time the harness allows past the case budget before it abandons a provider that ignores its own
@@ -100,10 +100,11 @@ async def run_trial(
         prompt = build_prompt(case, injected=ready.injected, fixtures_dir=env["SKILLGYM_FIXTURES"])
         (folder / "prompt.txt").write_text(scrub(prompt, settings.secrets), encoding="utf-8")
         request = _request(item, case, prompt, layout, env, folder, settings, cwd=ready.cwd)
+        agent_started = time.time()  # evidence older than this came from the template, not the agent
         outcome = await _invoke(provider, request)
         if not outcome.ok:
             error = (outcome.error_class or "provider-error", outcome.error_message or "provider failed")
-        graded = await _grade(suite, case, outcome, layout, env)
+        graded = await _grade(suite, case, outcome, layout, env, agent_started)
     except EnvironmentSetupError as exc:
         error = ("environment-error", str(exc))
     except _GraderError as exc:
@@ -115,6 +116,8 @@ async def run_trial(
     with anyio.CancelScope(shield=True):
         await cleanup(layout, trial_id=trial_id, keep_workspace=keep)
     trace = outcome.trace if outcome else None
+    if trace is not None and trace.usage is not None:
+        trace = msgspec.structs.replace(trace, usage=with_total(trace.usage))
     paths = _write_files(
         folder, trace, settings, keep_workspace=keep, case=case, layout_workspace=layout.workspace
     )
@@ -194,7 +197,12 @@ class _GraderError(Exception):
 
 
 async def _grade(
-    suite: Suite, case: Case, outcome: ProviderResult, layout: TrialLayout, env: dict[str, str]
+    suite: Suite,
+    case: Case,
+    outcome: ProviderResult,
+    layout: TrialLayout,
+    env: dict[str, str],
+    started: float,
 ) -> Grade:
     context = GradeContext(
         provider_ok=outcome.ok,
@@ -205,6 +213,7 @@ async def _grade(
         env=env,
         skills=tuple(s.name for s in suite.skills),
         suite_rules=suite.anti_patterns,
+        agent_started_at=started,
     )
     try:
         return await grade(case, outcome.trace, context)

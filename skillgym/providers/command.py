@@ -12,12 +12,10 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-import msgspec
-
 from ..errors import UsageError
 from ..process import ProcessStartError, run_process
 from ..results import ErrorClass
-from ..trace import Trace, with_total
+from ..trace import Trace
 from .base import Detection, ProviderRequest, ProviderResult
 from .cassette import CASSETTE_VERSION, CassetteMeta, write_cassette
 from .tracefmt import TRACE_FORMAT, StreamParseError, parse_trace_stream
@@ -91,8 +89,6 @@ class CommandProvider:
             trace = parse_trace_stream(lines)
         except StreamParseError as exc:
             return _failed("provider-error", f"unparseable agent output in {request.stdout_path}: {exc}")
-        if trace.usage is not None:
-            trace = msgspec.structs.replace(trace, usage=with_total(trace.usage))
         if proc.exit_code != 0:
             how = f"signal {proc.signal}" if proc.signal else f"exit code {proc.exit_code}"
             tail = proc.stderr[-400:].decode("utf-8", errors="replace").strip()

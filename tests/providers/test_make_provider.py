@@ -8,17 +8,36 @@ import pytest
 
 import skillgym.providers as providers
 from skillgym.errors import UsageError
-from skillgym.providers import PROVIDER_NAMES, Provider, ReplayProvider, StubProvider, make_provider
+from skillgym.providers import (
+    PROVIDER_NAMES,
+    CommandProvider,
+    Provider,
+    ProviderSettings,
+    ReplayProvider,
+    StubProvider,
+    make_provider,
+)
 
 
 def test_known_names_build_their_provider(suite_root: Path) -> None:
-    stub: Provider = make_provider("stub", suite_root=suite_root, source="claude/sonnet")
-    replay: Provider = make_provider("replay", suite_root=suite_root, source="claude/sonnet")
+    settings = ProviderSettings(replay_source="claude/sonnet", agent_command="python3 agent.py --fast")
+    stub: Provider = make_provider("stub", suite_root=suite_root, settings=settings)
+    replay: Provider = make_provider("replay", suite_root=suite_root, settings=settings)
+    command = make_provider("command", suite_root=suite_root, settings=settings)
     assert isinstance(stub, StubProvider)
     assert isinstance(replay, ReplayProvider)
-    assert (stub.name, replay.name) == ("stub", "replay")
+    assert isinstance(command, CommandProvider)
+    assert command.argv == ("python3", "agent.py", "--fast")
+    assert (stub.name, replay.name, command.name) == ("stub", "replay", "command")
     assert replay.skill_dirs == (".claude/skills", ".agents/skills")
-    assert set(PROVIDER_NAMES) == {"stub", "replay"}
+    assert set(PROVIDER_NAMES) == {"stub", "replay", "command"}
+
+
+def test_command_provider_needs_a_command(suite_root: Path) -> None:
+    with pytest.raises(UsageError, match="--agent-command"):
+        make_provider("command", suite_root=suite_root)
+    with pytest.raises(UsageError, match="cannot be split"):
+        make_provider("command", suite_root=suite_root, settings=ProviderSettings(agent_command="a 'b"))
 
 
 def test_an_unknown_name_lists_the_valid_ones(suite_root: Path) -> None:

@@ -72,3 +72,10 @@ def test_readme_states_each_lane_pass_rule_verbatim() -> None:
     assert block is not None, "README lost its pass-rules block"
     lines = block.group(1).strip().splitlines()
     assert lines == [f"- **{lane}**: {PASS_RULES[lane]}" for lane in ("prompt", "execution", "dogfood")]
+
+
+def test_cli_provider_list_matches_the_provider_registry() -> None:
+    from skillgym.cli import PROVIDERS
+    from skillgym.providers import PROVIDER_NAMES
+
+    assert PROVIDERS == PROVIDER_NAMES

@@ -1,0 +1,402 @@
+"""Acceptance: `skillgym run` end to end as a subprocess, for every lane, with real processes and files."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO, run_cli
+
+SuiteDir = Callable[[dict[str, str]], Path]
+
+PROMPT_CASES = {
+    "cases.py": """
+        from skillgym import prompt_case
+
+        with prompt_case("good") as c:
+            c.category("trigger")
+            c.prompt("wait for the server")
+            c.expect_skill(None)
+            with c.step("waits") as s:
+                s.must_mention("wait")
+
+        with prompt_case("bad") as c:
+            c.category("trigger")
+            c.prompt("wait for the server")
+            c.expect_skill(None)
+            with c.step("waits") as s:
+                s.must_mention("wait")
+                s.must_not_mention(r"\\bsleep\\b")
+    """,
+    "stubs/good.md": "I would wait for the 'Listening' line instead of sleeping.\n",
+    "stubs/bad.md": "Just sleep 5 and then wait.\n",
+}
+
+
+def _events(run_dir: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in (run_dir / "events.jsonl").read_text().splitlines()]
+
+
+def _run_dir(root: Path) -> Path:
+    (run_dir,) = (root.parent / "runs").iterdir()
+    return run_dir
+
+
+def test_stub_prompt_lane_pass_and_fail_with_files_and_exit_1(suite_dir: SuiteDir) -> None:
+    root = suite_dir(PROMPT_CASES)
+    proc = run_cli("run", "--suite", str(root), "--provider", "stub", "--trials", "2", cwd=root.parent)
+    assert proc.returncode == 1, proc.stderr
+    assert "4 trials: 2 passed, 2 failed, 0 errored" in proc.stdout
+    run_dir = _run_dir(root)
+    report = json.loads((run_dir / "report.json").read_text())
+    assert report["counts"] == {"total": 4, "passed": 2, "failed": 2, "errored": 0}
+    by_case = {c["case_id"]: c for c in report["cases"]}
+    assert by_case["good"]["pass_rate"] == 1.0
+    assert by_case["bad"]["pass_rate"] == 0.0
+    (failure,) = [f for f in report["failures"] if f["key"].endswith("trial-1")]
+    assert failure["key"] == "prompt/bad/none/stub/trial-1"
+    assert any("sleep" in reason for reason in failure["reasons"])
+    result = json.loads((run_dir / "trials/prompt/good/none/stub/trial-2/result.json").read_text())
+    assert result["status"] == "passed"
+    for rel in result["paths"].values():
+        if rel is not None:
+            assert (run_dir / rel).exists(), rel
+    md = (run_dir / "report.md").read_text()
+    for heading in (
+        "Executive summary",
+        "Condition comparison",
+        "Lane breakdown",
+        "Provider comparison",
+        "Failed cases",
+        "Trial aggregation",
+        "Baseline comparison",
+        "Anti-pattern summary",
+        "Completeness summary",
+    ):
+        assert f"## {heading}" in md
+    assert "prompt/bad/none/stub/trial-1" in md
+    types = [e["type"] for e in _events(run_dir)]
+    assert types[0] == "run.start" and types[-1] == "run.finish"
+    assert (run_dir / "run.json").exists()
+
+
+def test_stub_without_canned_output_fails_honestly(suite_dir: SuiteDir) -> None:
+    root = suite_dir({"cases.py": PROMPT_CASES["cases.py"], "stubs/good.md": "wait\n"})
+    proc = run_cli("run", "--suite", str(root), "--provider", "stub", "--case", "bad", cwd=root.parent)
+    assert proc.returncode == 1
+    result = json.loads((_run_dir(root) / "trials/prompt/bad/none/stub/trial-1/result.json").read_text())
+    assert result["status"] == "errored"
+    assert result["error_class"] == "provider-error"
+    assert "stubs/bad.md" in result["error_message"]
+
+
+EXECUTION_SUITE = {
+    "suite.py": """
+        from skillgym import workspace_preset
+
+        workspace_preset("tpl", template="templates/base", env={"GREETING": "hello"})
+        workspace_preset("broken", bootstrap=[["python3", "-c", "import sys; print('set up'); sys.exit(4)"]])
+    """,
+    "templates/base/README.txt": "template file\n",
+    "fixtures/echo.py": "print('READY> ')\n",
+    "cases.py": """
+        from skillgym import execution_case
+
+        with execution_case("make-file") as c:
+            c.category("session")
+            c.workspace("tpl")
+            c.task("Write hello to out.txt")
+            with c.assertions() as a:
+                a.file_contains("out.txt", r"^hello world$")
+                a.file_exists("README.txt")
+
+        with execution_case("miss-file") as c:
+            c.category("session")
+            c.workspace("tpl")
+            c.task("Write hello to other.txt")
+            with c.assertions() as a:
+                a.file_exists("other.txt")
+
+        with execution_case("bad-bootstrap") as c:
+            c.category("session")
+            c.workspace("broken")
+            c.task("anything")
+            with c.assertions() as a:
+                a.file_exists("x")
+    """,
+}
+
+
+def _cassette(path: Path, lane: str, case: str, condition: str, events: list[dict[str, object]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    header = {
+        "cassette": 1,
+        "provider": "rec",
+        "model": "m1",
+        "format": "skillgym-trace",
+        "lane": lane,
+        "case": case,
+        "condition": condition,
+        "trial": None,
+        "fingerprint": "",
+        "recorded_at": "now",
+    }
+    path.write_text("\n".join(json.dumps(x) for x in [header, *events]) + "\n")
+
+
+def test_replay_execution_reenacts_commands_so_verifiers_see_real_files(suite_dir: SuiteDir) -> None:
+    root = suite_dir(EXECUTION_SUITE)
+    base = root / "cassettes/rec/m1/execution"
+    write = {
+        "type": "tool_call",
+        "name": "Bash",
+        "command": 'printf "$GREETING world\\n" > out.txt',
+        "exit_code": 0,
+    }
+    usage = {"type": "usage", "input": 100, "output": 20}
+    _cassette(base / "make-file/none.jsonl", "execution", "make-file", "none", [write, usage])
+    _cassette(base / "miss-file/none.jsonl", "execution", "miss-file", "none", [write])
+    _cassette(base / "bad-bootstrap/none.jsonl", "execution", "bad-bootstrap", "none", [write])
+    proc = run_cli("run", "--suite", str(root), cwd=root.parent)
+    assert proc.returncode == 1, proc.stderr
+    run_dir = _run_dir(root)
+    trials = run_dir / "trials/execution"
+    ok = json.loads((trials / "make-file/none/replay/trial-1/result.json").read_text())
+    assert ok["status"] == "passed", ok
+    assert ok["usage"]["total"] == 120
+    assert ok["paths"]["workspace"] is None  # removed on success
+    assert not (trials / "make-file/none/replay/trial-1/workspace").exists()
+    usage = json.loads((trials / "make-file/none/replay/trial-1/token-usage.json").read_text())
+    assert usage["input"] == 100
+    missed = json.loads((trials / "miss-file/none/replay/trial-1/result.json").read_text())
+    assert missed["status"] == "failed"
+    assert (
+        run_dir / missed["paths"]["workspace"] / "out.txt"
+    ).read_text() == "hello world\n"  # kept on failure
+    assert any("other.txt" in r for r in missed["grade"]["reasons"])
+    boot = json.loads((trials / "bad-bootstrap/none/replay/trial-1/result.json").read_text())
+    assert boot["status"] == "errored"
+    assert boot["error_class"] == "environment-error"
+    assert "exit" in boot["error_message"] and "4" in boot["error_message"]
+
+
+DOGFOOD_SUITE = {
+    "fixtures/app.py": "print('READY> ')\n",
+    "cases.py": """
+        from skillgym import dogfood_case
+
+        with dogfood_case("qa") as c:
+            c.category("qa")
+            c.fixture("app")
+            c.task("QA the app")
+            c.pass_threshold(0.3)
+            with c.proof_bundle() as b:
+                b.requires_notes()
+            with c.report() as r:
+                r.reproduction_steps()
+    """,
+}
+
+
+def test_replay_dogfood_grades_the_bundle_on_disk(suite_dir: SuiteDir) -> None:
+    root = suite_dir(DOGFOOD_SUITE)
+    script = (
+        "mkdir -p bundle && printf '# Notes\\ntried input\\n' > bundle/notes.md && "
+        "printf '# Report\\n## Reproduction steps\\n1. run python3 app.py\\n2. type hello\\n"
+        "Expected: echo. Actual: echo.\\n' > bundle/report.md"
+    )
+    events = [{"type": "tool_call", "name": "Bash", "command": script, "exit_code": 0}]
+    _cassette(root / "cassettes/rec/m1/dogfood/qa/none.jsonl", "dogfood", "qa", "none", events)
+    proc = run_cli("run", "--suite", str(root), "--keep-workspaces", cwd=root.parent)
+    run_dir = _run_dir(root)
+    result = json.loads((run_dir / "trials/dogfood/qa/none/replay/trial-1/result.json").read_text())
+    assert proc.returncode == 0, (proc.stdout, proc.stderr, result["grade"])
+    assert result["status"] == "passed"
+    assert (run_dir / result["paths"]["bundle"] / "report.md").exists()
+    report = json.loads((run_dir / "report.json").read_text())
+    assert report["completeness"], "dogfood completeness summary is empty"
+
+
+HANG_AGENT = """
+import os, subprocess, sys, time
+sys.stdin.read()
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
+open("agent.pids", "w").write(f"{os.getpid()} {child.pid}")  # cwd: the trial workspace
+print('{"type": "message", "role": "assistant", "text": "thinking"}', flush=True)
+time.sleep(300)
+"""
+
+CRASH_AGENT = """
+import sys
+prompt = sys.stdin.read()
+print('{"type": "message", "role": "assistant", "text": "starting"}', flush=True)
+if "crash" in prompt:
+    print("Traceback: something broke", file=sys.stderr)
+    sys.exit(3)
+print('{"type": "result", "text": "I would wait for it"}', flush=True)
+"""
+
+AGENT_SUITE = {
+    "cases.py": """
+        from skillgym import prompt_case
+
+        for name, prompt in (("calm", "wait for it"), ("crashy", "please crash")):
+            with prompt_case(name) as c:
+                c.category("trigger")
+                c.prompt(prompt)
+                c.expect_skill(None)
+                c.budget(timeout_s=3)
+                with c.step("waits") as s:
+                    s.must_mention("wait")
+    """,
+}
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"  # a zombie is dead, only not yet reaped
+
+
+def test_crashing_agent_is_a_provider_error_and_the_run_goes_on(suite_dir: SuiteDir, tmp_path: Path) -> None:
+    root = suite_dir(AGENT_SUITE)
+    agent = tmp_path / "agent.py"
+    agent.write_text(CRASH_AGENT)
+    proc = run_cli(
+        "run",
+        "--suite",
+        str(root),
+        "--provider",
+        "command",
+        "--agent-command",
+        f"{sys.executable} {agent}",
+        cwd=root.parent,
+    )
+    assert proc.returncode == 1, proc.stderr
+    trials = _run_dir(root) / "trials/prompt"
+    calm = json.loads((trials / "calm/none/command/trial-1/result.json").read_text())
+    crashy = json.loads((trials / "crashy/none/command/trial-1/result.json").read_text())
+    assert calm["status"] == "passed"
+    assert crashy["status"] == "errored"
+    assert crashy["error_class"] == "provider-error"
+    assert "exit code 3" in crashy["error_message"]
+    assert "something broke" in (trials / "crashy/none/command/trial-1/stderr.txt").read_text()
+
+
+def test_hanging_agent_is_killed_with_its_whole_process_group(suite_dir: SuiteDir, tmp_path: Path) -> None:
+    root = suite_dir(AGENT_SUITE)
+    agent = tmp_path / "agent.py"
+    agent.write_text(HANG_AGENT)
+    started = time.monotonic()
+    proc = run_cli(
+        "run",
+        "--suite",
+        str(root),
+        "--case",
+        "calm",
+        "--provider",
+        "command",
+        "--agent-command",
+        f"{sys.executable} {agent}",
+        cwd=root.parent,
+    )
+    assert time.monotonic() - started < 60  # safety net only: the budget is 3 s
+    assert proc.returncode == 1, proc.stderr
+    run_dir = _run_dir(root)
+    result = json.loads((run_dir / "trials/prompt/calm/none/command/trial-1/result.json").read_text())
+    assert result["status"] == "errored"
+    assert result["error_class"] == "timeout"
+    agent_pid, child_pid = (
+        int(x) for x in (run_dir / result["paths"]["workspace"] / "agent.pids").read_text().split()
+    )
+    assert not _alive(agent_pid)
+    assert not _alive(child_pid)
+
+
+def test_unavailable_provider_is_one_configuration_error_before_any_trial(suite_dir: SuiteDir) -> None:
+    root = suite_dir(AGENT_SUITE)
+    proc = run_cli(
+        "run",
+        "--suite",
+        str(root),
+        "--provider",
+        "command",
+        "--agent-command",
+        "no-such-agent-program --flag",
+        cwd=root.parent,
+    )
+    assert proc.returncode == 2
+    assert "no-such-agent-program" in proc.stderr
+    assert proc.stderr.count("not found") == 1
+    assert not (root.parent / "runs").exists()
+
+
+def test_ctrl_c_stops_cleanly_with_130_and_keeps_finished_trials(suite_dir: SuiteDir, tmp_path: Path) -> None:
+    root = suite_dir(AGENT_SUITE)
+    agent = tmp_path / "agent.py"
+    agent.write_text(
+        "import sys, time\nprompt = sys.stdin.read()\n"
+        "if 'crash' in prompt:\n    time.sleep(300)\n"
+        'print(\'{"type": "result", "text": "I would wait"}\', flush=True)\n'
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "skillgym",
+            "run",
+            "--suite",
+            str(root),
+            "--provider",
+            "command",
+            "--agent-command",
+            f"{sys.executable} {agent}",
+            "--concurrency",
+            "1",
+        ],
+        cwd=root.parent,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    runs = root.parent / "runs"
+    deadline = time.monotonic() + 60
+    calm_result = None
+    while time.monotonic() < deadline:
+        found = list(runs.glob("*/trials/prompt/calm/none/command/trial-1/result.json"))
+        crashy_started = list(runs.glob("*/trials/prompt/crashy/none/command/trial-1/prompt.txt"))
+        if found and crashy_started:
+            calm_result = found[0]
+            break
+        time.sleep(0.05)
+    assert calm_result is not None, "the first trial never finished"
+    time.sleep(0.3)
+    child.send_signal(signal.SIGINT)
+    out, err = child.communicate(timeout=60)
+    assert child.returncode == 130, (out, err)
+    run_dir = calm_result.parents[6]
+    assert json.loads(calm_result.read_text())["status"] == "passed"
+    events = _events(run_dir)
+    assert events[-1]["type"] == "run.finish"
+    assert events[-1]["interrupted"] is True
+    assert events[-1]["exit_code"] == 130
+    assert (run_dir / "report.md").read_text().count("Interrupted") == 1
+
+
+@pytest.mark.parametrize("lane", ["prompt", "execution", "dogfood"])
+def test_example_suite_dry_runs_each_lane(lane: str) -> None:
+    proc = run_cli("run", "--dry-run", "--lane", lane, cwd=REPO)
+    assert proc.returncode == 0, proc.stderr
+    assert f"{lane}/" in proc.stdout
