@@ -36,6 +36,7 @@ from .providers import ProviderSettings, make_provider
 from .providers.base import Detection, Provider
 from .results import TrialResult
 from .trial import TrialSettings, run_trial, workspace_plan
+from .workspaces import EnvironmentSetupError, injected_text
 
 EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 130
 
@@ -197,6 +198,14 @@ class _Brackets:
         self._lane_left[lane] = 0
 
 
+def injected_texts(suite: Suite, plan: Plan) -> dict[str, str]:
+    """Each planned condition's injected text, read once; a missing file stops the run before it starts."""
+    try:
+        return {c.id: injected_text(Path(suite.root), c) for c in suite.conditions if c.id in plan.conditions}
+    except EnvironmentSetupError as exc:
+        raise SkillgymError(f"condition material cannot be read: {exc}") from exc
+
+
 def _group(item: WorkItem) -> tuple[str, str, str, str]:
     return (item.lane, item.case_id, item.condition, item.provider)
 
@@ -212,6 +221,7 @@ async def execute(
 ) -> RunOutcome:
     """Run ``plan``; ``done`` holds results a resumed run already has (those items are not run again)."""
     providers = await detect_providers(plan, suite, options)
+    injected = injected_texts(suite, plan)
     run_id = options.run_id or new_run_id()
     run_dir = (run_dir or Path(options.output) / run_id).resolve()
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -221,6 +231,7 @@ async def execute(
     settings = TrialSettings(
         run_dir=str(run_dir),
         run_id=run_id,
+        injected=injected,
         keep_workspaces=options.keep_workspaces,
         record=options.record,
         passthrough=options.passthrough,
@@ -256,11 +267,13 @@ async def execute(
             item = by_key[prior.key]
             await brackets.before(item, cases[item.case_id], {})
             await brackets.after(item, prior)
-        limiter = anyio.CapacityLimiter(max(1, options.concurrency))
+        pending = iter(todo)
 
-        async def work(item: WorkItem) -> None:
-            case = cases[item.case_id]
-            async with limiter:
+        async def worker() -> None:
+            # A fixed pool pulling from one iterator (safe: one event loop thread), rather than one task
+            # per trial queued on a limiter: a 20,000-trial run then wakes 64 tasks, not 20,000.
+            for item in pending:
+                case = cases[item.case_id]
                 await brackets.before(item, case, workspace_plan(suite, case, item, settings))
                 result = await run_trial(suite, case, item, providers[item.provider], settings)
                 results.append(result)
@@ -270,8 +283,8 @@ async def execute(
         async with anyio.create_task_group() as tg:
             tg.start_soon(_watch_signals, tg.cancel_scope, stop)
             async with anyio.create_task_group() as trials:
-                for item in todo:
-                    trials.start_soon(work, item, name=item.key)
+                for number in range(min(max(1, options.concurrency), len(todo))):
+                    trials.start_soon(worker, name=f"trial-worker-{number}")
             tg.cancel_scope.cancel()  # all trials done: stop watching signals
         interrupted = stop.interrupted
         if interrupted:

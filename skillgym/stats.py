@@ -210,12 +210,19 @@ def _quantile(ordered: Sequence[float], q: float) -> float:
     return ordered[index] + (position - index) * (ordered[index + 1] - ordered[index])
 
 
+# Above this many units the bootstrap distribution of a mean is normal to within its own Monte Carlo
+# noise, and resampling costs O(n x resamples) in pure Python; the t-interval is used instead.
+LARGE_SAMPLE: Final = 400
+
+
 def _bootstrap_mean(values: Sequence[float], resamples: int, level: float, seed: int) -> Interval | None:
     _check_level(level)
     if resamples < 1:
         raise ValueError(f"resamples must be at least 1; found {resamples}")
     if not values:
         return None
+    if len(values) > LARGE_SAMPLE:
+        return mean_interval(values, level)
     rng = random.Random(seed)
     size = len(values)
     means = sorted(math.fsum(rng.choices(values, k=size)) / size for _ in range(resamples))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from collections.abc import Callable
@@ -13,10 +14,11 @@ import msgspec
 
 from .files import write_atomic
 from .grading import GradeContext, grade
-from .model import Case, Suite
+from .model import Case, DogfoodCase, Suite
 from .plan import WorkItem
 from .prompts import build_prompt
 from .providers.base import Provider, ProviderRequest, ProviderResult
+from .providers.cassette import cassette_candidates
 from .redact import redact_env, scrub
 from .results import ErrorClass, Grade, Status, TrialPaths, TrialResult
 from .trace import Trace, with_total
@@ -38,19 +40,20 @@ class TrialSettings(msgspec.Struct, frozen=True, kw_only=True):
     record: bool = False
     passthrough: dict[str, str] = {}
     secrets: tuple[str, ...] = ()
+    injected: dict[str, str] = {}  # condition id -> text injected into the prompt, read once per run
 
 
-def trial_dir(settings: TrialSettings, item: WorkItem) -> Path:
-    return Path(settings.run_dir) / "trials" / item.key
+def trial_dir(settings: TrialSettings, item: WorkItem) -> str:
+    # Plain strings, not pathlib: this runs for every trial and pathlib's parsing showed in profiles.
+    return os.path.join(settings.run_dir, "trials", item.key)
 
 
 def workspace_plan(suite: Suite, case: Case, item: WorkItem, settings: TrialSettings) -> dict[str, Any]:
     """The resolved workspace of a trial, as shown in ``trial.start`` (secret values redacted)."""
-    layout = layout_for(trial_dir(settings, item))
     preset = next((p for p in suite.presets if p.id == case.workspace), None)
     return {
         "preset": case.workspace,
-        "workspace": layout.workspace,
+        "workspace": os.path.join(trial_dir(settings, item), "workspace"),
         "template": preset.template if preset else None,
         "bootstrap": [list(c.argv) for c in preset.bootstrap] if preset else [],
         "env": redact_env({**(preset.env if preset else {}), **case.env}),
@@ -70,7 +73,7 @@ async def run_trial(
     started = clock()
     folder = trial_dir(settings, item)
     layout = layout_for(folder)
-    folder.mkdir(parents=True, exist_ok=True)
+    os.makedirs(folder, exist_ok=True)
     condition = next(c for c in suite.conditions if c.id == item.condition)
     preset = next((p for p in suite.presets if p.id == case.workspace), None)
     trial_id = f"{settings.run_id}/{item.key}"  # unique across concurrent runs: cleanup kills by this tag
@@ -84,42 +87,62 @@ async def run_trial(
         condition_env=condition.env,
         case_env=case.env,
     )
+    # A text answer from a stand-in needs no workspace; everything else gets a fresh one.
+    isolated = case.lane != "prompt" or provider.runs_agent
+    prompt = build_prompt(
+        case, injected=settings.injected.get(item.condition, ""), fixtures_dir=env["SKILLGYM_FIXTURES"]
+    )
     outcome: ProviderResult | None = None
     graded: Grade | None = None
     error: tuple[ErrorClass, str] | None = None
-    try:
-        ready = await materialize(
-            suite=suite,
-            case=case,
-            condition=condition,
-            preset=preset,
-            layout=layout,
-            env=env,
-            skill_dirs=provider.skill_dirs,
+    wall = case.budget.max_wall_clock_s
+    with anyio.move_on_after(wall if wall is not None else math.inf) as wall_scope:
+        try:
+            cwd = layout.workspace
+            if isolated:
+                ready = await materialize(
+                    layout,
+                    suite=suite,
+                    case=case,
+                    condition=condition,
+                    preset=preset,
+                    env=env,
+                    skill_dirs=provider.skill_dirs,
+                )
+                cwd = ready.cwd
+                write_atomic(os.path.join(folder, "prompt.txt"), scrub(prompt, settings.secrets))
+            record = _record_path(suite, item, provider) if settings.record else None
+            request = _request(item, case, prompt, layout, env, folder, settings, cwd=cwd, record_path=record)
+            agent_started = time.time()  # evidence older than this came from the template, not the agent
+            outcome = await _invoke(provider, request)
+            if not outcome.ok:
+                error = (outcome.error_class or "provider-error", outcome.error_message or "provider failed")
+            graded = await _grade(suite, case, outcome, layout, env, agent_started)
+        except EnvironmentSetupError as exc:
+            error = ("environment-error", str(exc))
+        except _GraderError as exc:
+            error = ("grader-error", str(exc))
+    if wall_scope.cancelled_caught:
+        error = (
+            "timeout",
+            f"trial ran past the case's max_wall_clock_s of {wall:g}s (setup, agent and grading)",
         )
-        prompt = build_prompt(case, injected=ready.injected, fixtures_dir=env["SKILLGYM_FIXTURES"])
-        (folder / "prompt.txt").write_text(scrub(prompt, settings.secrets), encoding="utf-8")
-        request = _request(item, case, prompt, layout, env, folder, settings, cwd=ready.cwd)
-        agent_started = time.time()  # evidence older than this came from the template, not the agent
-        outcome = await _invoke(provider, request)
-        if not outcome.ok:
-            error = (outcome.error_class or "provider-error", outcome.error_message or "provider failed")
-        graded = await _grade(suite, case, outcome, layout, env, agent_started)
-    except EnvironmentSetupError as exc:
-        error = ("environment-error", str(exc))
-    except _GraderError as exc:
-        error = ("grader-error", str(exc))
     status: Status = "errored" if error else ("passed" if graded is not None and graded.passed else "failed")
-    if outcome is not None and not outcome.ok:
-        status = "errored"
     keep = settings.keep_workspaces or status != "passed"
-    with anyio.CancelScope(shield=True):
-        await cleanup(layout, trial_id=trial_id, keep_workspace=keep)
+    if isolated:
+        with anyio.CancelScope(shield=True):
+            await cleanup(layout, trial_id=trial_id, keep_workspace=keep)
     trace = outcome.trace if outcome else None
     if trace is not None and trace.usage is not None:
         trace = msgspec.structs.replace(trace, usage=with_total(trace.usage))
     paths = _write_files(
-        folder, trace, settings, keep_workspace=keep, case=case, layout_workspace=layout.workspace
+        folder,
+        trace,
+        settings,
+        keep_workspace=keep and isolated,
+        case=case,
+        layout_workspace=layout.workspace,
+        cassette=outcome.cassette if outcome else None,
     )
     finished = clock()
     result = TrialResult(
@@ -145,7 +168,7 @@ async def run_trial(
         duration_s=round(finished - started, 6),
         paths=paths,
     )
-    write_atomic(folder / "result.json", scrub(_json.encode(result).decode(), settings.secrets))
+    write_atomic(os.path.join(folder, "result.json"), scrub(_json.encode(result).decode(), settings.secrets))
     return result
 
 
@@ -155,10 +178,11 @@ def _request(
     prompt: str,
     layout: TrialLayout,
     env: dict[str, str],
-    folder: Path,
+    folder: str,
     s: TrialSettings,
     *,
     cwd: str,
+    record_path: str | None,
 ) -> ProviderRequest:
     return ProviderRequest(
         key=item.key,
@@ -170,13 +194,13 @@ def _request(
         model=item.model,
         prompt=prompt,
         workspace=cwd,
-        trial_dir=str(folder),
+        trial_dir=folder,
         env=env,
         timeout_s=case.budget.timeout_s,
         max_turns=case.budget.max_turns,
         stdout_path=layout.stdout,
         stderr_path=layout.stderr,
-        record_path=str(folder / "cassette.jsonl") if s.record else None,
+        record_path=record_path,
     )
 
 
@@ -221,47 +245,60 @@ async def _grade(
         raise _GraderError(f"grader crashed on case {case.id!r}: {type(exc).__name__}: {exc}") from exc
 
 
+def _record_path(suite: Suite, item: WorkItem, provider: Provider) -> str:
+    """--record: the trial's own cassette path in the suite, ready to commit and replay offline."""
+    first, _ = cassette_candidates(
+        Path(suite.root),
+        provider=provider.name,
+        model=item.model,
+        lane=item.lane,
+        case=item.case_id,
+        condition=item.condition,
+        trial=item.trial,
+    )
+    return str(first.resolve())
+
+
 def _write_files(
-    folder: Path,
+    folder: str,
     trace: Trace | None,
     s: TrialSettings,
     *,
     keep_workspace: bool,
     case: Case,
     layout_workspace: str,
+    cassette: str | None,
 ) -> TrialPaths:
-    run_dir = Path(s.run_dir)
+    cut = len(s.run_dir) + 1  # every trial file lives under the run dir: relative paths by slicing
 
-    def rel(path: Path) -> str:
-        return path.relative_to(run_dir).as_posix()
+    def rel(path: str) -> str:
+        return path[cut:]
 
-    trace_path = folder / "trace.json"
+    trace_path = os.path.join(folder, "trace.json")
     write_atomic(trace_path, scrub(_json.encode(trace or Trace()).decode(), s.secrets))
     usage_path = None
     if trace is not None and trace.usage is not None:
-        usage_path = folder / "token-usage.json"
+        usage_path = os.path.join(folder, "token-usage.json")
         write_atomic(usage_path, _json.encode(trace.usage).decode())
-    streams = {}
+    streams: dict[str, str | None] = {}
     for name in ("stdout", "stderr"):
-        path = folder / f"{name}.txt"
-        if not path.exists():
-            path.write_bytes(b"")
-        elif s.secrets:
-            _scrub_file(path, s.secrets)
-        streams[name] = rel(path)
-    workspace = Path(layout_workspace)
-    bundle = workspace / case.bundle_path if hasattr(case, "bundle_path") else None
-    cassette = folder / "cassette.jsonl"
+        path = os.path.join(folder, f"{name}.txt")
+        exists = os.path.exists(path)
+        if exists and s.secrets:
+            _scrub_file(Path(path), s.secrets)
+        streams[name] = rel(path) if exists else None
+    bundle = os.path.join(layout_workspace, case.bundle_path) if isinstance(case, DogfoodCase) else None
     return TrialPaths(
         dir=rel(folder),
-        result=rel(folder / "result.json"),
+        result=rel(os.path.join(folder, "result.json")),
         trace=rel(trace_path),
         stdout=streams["stdout"],
         stderr=streams["stderr"],
         token_usage=rel(usage_path) if usage_path else None,
-        workspace=rel(workspace) if keep_workspace and workspace.exists() else None,
-        bundle=rel(bundle) if keep_workspace and bundle is not None and bundle.exists() else None,
-        cassette=rel(cassette) if cassette.exists() else None,
+        workspace=rel(layout_workspace) if keep_workspace and os.path.isdir(layout_workspace) else None,
+        bundle=rel(bundle) if keep_workspace and bundle is not None and os.path.exists(bundle) else None,
+        # Replayed or recorded cassettes live in the suite: relative to the run dir, like every path here.
+        cassette=os.path.relpath(cassette, s.run_dir) if cassette and os.path.exists(cassette) else None,
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import random
 import math
 import statistics
 from fractions import Fraction
@@ -457,3 +458,16 @@ def test_few_agreeing_pairs_stay_inconclusive_until_the_sign_test_agrees() -> No
     assert compare_paired("lift", [(1.0, 0.0), (0.8, 0.0), (0.9, 0.0)]).verdict == "inconclusive"
     assert compare_paired("lift", [(1.0, 0.0)] * 6).verdict == "improved"
     assert compare_paired("harm", [(0.0, 1.0)] * 6).verdict == "regressed"
+
+
+def test_large_samples_use_the_t_interval_which_matches_the_bootstrap() -> None:
+    from skillgym.stats import LARGE_SAMPLE
+
+    rng = random.Random(7)
+    small = [rng.random() for _ in range(LARGE_SAMPLE)]
+    large = [*small, *small[:10]]
+    boot = paired_bootstrap_diff([(v, 0.0) for v in small])
+    t = mean_interval(small)
+    assert boot is not None and t is not None
+    assert abs(boot.low - t.low) < 0.01 and abs(boot.high - t.high) < 0.01
+    assert paired_bootstrap_diff([(v, 0.0) for v in large]) == mean_interval(large)

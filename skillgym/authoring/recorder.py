@@ -27,11 +27,17 @@ def display_path(filename: str) -> str:
     """``filename`` relative to the working directory when it lies under it, else absolute."""
     if filename.startswith("<"):
         return filename
-    path = Path(os.path.abspath(filename))
     try:
-        cwd = Path(os.getcwd())
+        cwd = os.getcwd()
     except OSError:  # the working directory was removed: absolute paths still say where
-        return path.as_posix()
+        return Path(os.path.abspath(filename)).as_posix()
+    return _display(filename, cwd)
+
+
+@lru_cache(maxsize=1024)
+def _display(filename: str, cwd: str) -> str:
+    # Cached: a suite records thousands of origins from a handful of files.
+    path = Path(os.path.abspath(filename))
     if path.is_relative_to(cwd):
         return path.relative_to(cwd).as_posix()
     return path.as_posix()

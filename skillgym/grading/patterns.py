@@ -108,15 +108,21 @@ def show_pattern(pattern: Pattern) -> str:
     return f"/{pattern.regex}/{suffix}"
 
 
+_NEWLINE = re.compile("\n")
+
+
 class LineIndex:
     """Maps offsets in one text to 1-based line numbers without rescanning the text."""
 
-    __slots__ = ("_breaks",)
+    __slots__ = ("_breaks", "_text")
 
     def __init__(self, text: str) -> None:
-        self._breaks = [i for i, ch in enumerate(text) if ch == "\n"]
+        self._text = text
+        self._breaks: list[int] | None = None  # built on first use: most texts never need a line number
 
     def line(self, offset: int) -> int:
+        if self._breaks is None:
+            self._breaks = [m.start() for m in _NEWLINE.finditer(self._text)]
         return bisect.bisect_left(self._breaks, offset) + 1
 
 

@@ -59,6 +59,9 @@ class Provider(Protocol):
     name: str
     # Where this agent discovers skills natively, relative to the workspace (self-load installs there).
     skill_dirs: tuple[str, ...]
+    # True when invoking starts an agent process, which needs a workspace and a hermetic home even in
+    # the prompt lane; stand-ins that only read files (stub, replay of a text answer) skip both there.
+    runs_agent: bool
 
     async def detect(self) -> Detection: ...
 

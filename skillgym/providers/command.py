@@ -42,6 +42,7 @@ class CommandProvider:
 
     name = "command"
     skill_dirs: tuple[str, ...] = (".claude/skills", ".agents/skills")
+    runs_agent: bool = True
 
     def __init__(self, argv: Sequence[str]) -> None:
         self.argv = tuple(argv)
@@ -73,8 +74,10 @@ class CommandProvider:
         except ProcessStartError as exc:
             return _failed("provider-unavailable", str(exc))
         lines = proc.stdout.splitlines()
+        cassette = None
         if request.record_path is not None:
-            _record(request, lines, started)
+            _record(request, lines, started, proc.timed_out, proc.exit_code)
+            cassette = request.record_path
         if proc.timed_out:
             return _failed(
                 "timeout", f"agent command ran past the case budget of {request.timeout_s:g}s; killed"
@@ -97,14 +100,20 @@ class CommandProvider:
             return _failed(
                 "provider-error", f"agent reported an error: {trace.final_text[:400]}", trace=trace
             )
-        return ProviderResult(ok=True, trace=trace, model=trace.model, exit_code=proc.exit_code)
+        return ProviderResult(
+            ok=True, trace=trace, model=trace.model, exit_code=proc.exit_code, cassette=cassette
+        )
 
 
 def _failed(error_class: ErrorClass, message: str, *, trace: Trace | None = None) -> ProviderResult:
     return ProviderResult(ok=False, trace=trace or Trace(), error_class=error_class, error_message=message)
 
 
-def _record(request: ProviderRequest, lines: list[bytes], started: float) -> None:
+def _record(
+    request: ProviderRequest, lines: list[bytes], started: float, timed_out: bool, exit_code: int | None
+) -> None:
+    # A failed invocation is recorded as failed, so replaying it fails the same way.
+    error: ErrorClass | None = "timeout" if timed_out else ("provider-error" if exit_code != 0 else None)
     meta = CassetteMeta(
         cassette=CASSETTE_VERSION,
         provider="command",
@@ -116,6 +125,8 @@ def _record(request: ProviderRequest, lines: list[bytes], started: float) -> Non
         trial=request.trial,
         fingerprint=request.fingerprint,
         recorded_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
+        error_class=error,
+        error_message=f"recorded run ended with exit code {exit_code}" if error == "provider-error" else None,
     )
     assert request.record_path is not None
     write_cassette(Path(request.record_path), meta, lines)

@@ -20,6 +20,7 @@ class StubProvider:
 
     name: str = "stub"
     skill_dirs: tuple[str, ...] = (".claude/skills", ".agents/skills")
+    runs_agent: bool = False
 
     def __init__(self, suite_root: Path) -> None:
         self._root = Path(suite_root) / STUBS_DIR
@@ -40,9 +41,7 @@ class StubProvider:
                 f"stub provider has no canned output for case {case}: add stubs/{case}.md "
                 f"(or stubs/{case}/{condition}.md for the {condition!r} condition only)"
             )
-        # Tiny local writes: a thread hop per trial would cost more than it saves.
-        Path(request.stdout_path).write_text(text, encoding="utf-8")
-        Path(request.stderr_path).write_bytes(b"")
+        # No process ran, so there is no stdout.txt or stderr.txt: the answer lives in the trace.
         return ProviderResult(ok=True, trace=Trace(final_text=text))
 
     def canned(self, case: str, condition: str) -> str | None:

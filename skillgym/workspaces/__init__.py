@@ -16,6 +16,7 @@ from .layout import TrialLayout as TrialLayout
 from .layout import layout_for as layout_for
 from .materialize import EnvironmentSetupError as EnvironmentSetupError
 from .materialize import Materialized as Materialized
+from .materialize import injected_text as injected_text
 from .materialize import materialize as materialize
 from .paths import UnsafePathError as UnsafePathError
 
@@ -33,6 +34,7 @@ __all__ = (
     "cleanup",
     "harness_env",
     "hermetic_env",
+    "injected_text",
     "layout_for",
     "materialize",
     "remove_tree",

@@ -37,7 +37,7 @@ class TrialLayout(Data, frozen=True, kw_only=True):
         return os.path.join(self.trial_dir, "bootstrap.log")
 
 
-def layout_for(trial_dir: Path) -> TrialLayout:
+def layout_for(trial_dir: str | Path) -> TrialLayout:
     """The layout of the trial whose directory is ``trial_dir`` (made absolute; nothing is created).
 
     ``tmux_tmpdir`` is ``<trial_dir>/tmux`` unless the tmux socket path under it would be too long for a

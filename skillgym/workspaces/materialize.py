@@ -142,7 +142,7 @@ def _prepare(
         if preset is not None and preset.template:
             _copy_template(suite_root, preset, workspace)
         installed = _install_skills(suite_root, condition, workspace, skill_dirs)
-        injected = _injected_text(suite_root, condition)
+        injected = injected_text(suite_root, condition)
     except UnsafePathError as exc:
         raise EnvironmentSetupError(str(exc)) from exc
     return installed, injected
@@ -194,7 +194,7 @@ def _install_skills(
     return tuple(installed)
 
 
-def _injected_text(suite_root: Path, condition: Condition) -> str:
+def injected_text(suite_root: Path, condition: Condition) -> str:
     """The condition's inject files (in order) and then its inject_text, joined by blank lines."""
     pieces: list[str] = []
     for relative in condition.inject:

@@ -400,3 +400,48 @@ def test_example_suite_dry_runs_each_lane(lane: str) -> None:
     proc = run_cli("run", "--dry-run", "--lane", lane, cwd=REPO)
     assert proc.returncode == 0, proc.stderr
     assert f"{lane}/" in proc.stdout
+
+
+def test_record_with_a_real_agent_then_replay_offline_gives_the_same_outcome(
+    suite_dir: SuiteDir, tmp_path: Path
+) -> None:
+    root = suite_dir(EXECUTION_SUITE)
+    agent = tmp_path / "agent.py"
+    agent.write_text(
+        "import subprocess, sys, json\nsys.stdin.read()\n"
+        "cmd = 'printf \"$GREETING world\\\\n\" > out.txt'\n"
+        "subprocess.run(['bash', '-c', cmd], check=True)\n"
+        "print(json.dumps({'type': 'tool_call', 'name': 'Bash', 'command': cmd, 'exit_code': 0}))\n"
+        "print(json.dumps({'type': 'usage', 'input': 7, 'output': 3}))\n"
+        "print(json.dumps({'type': 'result', 'text': 'done'}))\n"
+    )
+    recorded = run_cli(
+        "run",
+        "--suite",
+        str(root),
+        "--case",
+        "make-file",
+        "--provider",
+        "command",
+        "--agent-command",
+        f"{sys.executable} {agent}",
+        "--record",
+        cwd=root.parent,
+    )
+    assert recorded.returncode == 0, recorded.stderr
+    cassette = root / "cassettes/command/default/execution/make-file/none/trial-1.jsonl"
+    assert cassette.exists()
+    header = json.loads(cassette.read_text().splitlines()[0])
+    assert (
+        header["provider"] == "command" and header["case"] == "make-file" and len(header["fingerprint"]) == 64
+    )
+    replayed = run_cli(
+        "run", "--suite", str(root), "--case", "make-file", "--output", "replays", cwd=root.parent
+    )
+    assert replayed.returncode == 0, replayed.stderr
+    (run_dir,) = (root.parent / "replays").iterdir()
+    result = json.loads((run_dir / "trials/execution/make-file/none/replay/trial-1/result.json").read_text())
+    assert result["status"] == "passed"
+    assert result["usage"]["total"] == 10
+    assert result["warnings"] == []
+    assert (run_dir / result["paths"]["cassette"]).resolve() == cassette.resolve()
