@@ -126,7 +126,8 @@ def _timed_cli(args: list[str], cwd: Path) -> tuple[float, float, int]:
     code = (
         "import resource, subprocess, sys, time\n"
         "t = time.perf_counter()\n"
-        "rc = subprocess.run([sys.executable, '-m', 'skillgym', *sys.argv[1:]], capture_output=True).returncode\n"
+        "argv = [sys.executable, '-m', 'skillgym', *sys.argv[1:]]\n"
+        "rc = subprocess.run(argv, capture_output=True).returncode\n"
         "wall = time.perf_counter() - t\n"
         "peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024\n"
         "print(wall, peak, rc)\n"
@@ -141,7 +142,7 @@ def _timed_cli(args: list[str], cwd: Path) -> tuple[float, float, int]:
 
 @benchmark
 def stub_pipeline(repeat: int) -> list[tuple[str, str]]:
-    """N prompt-lane trials with the stub provider through plan, run, grade and report (20,000: < 2 s, < 200 MB)."""
+    """N prompt-lane stub trials through plan, run, grade and report (target at 20,000: < 2 s, < 200 MB)."""
     rows: list[tuple[str, str]] = []
     for trials in (1_000, 20_000):
         cases = trials // 4

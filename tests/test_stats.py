@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import itertools
-import random
 import math
+import random
 import statistics
 from fractions import Fraction
 
