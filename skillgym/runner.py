@@ -57,7 +57,6 @@ class RunOptions(Data, frozen=True, kw_only=True):
     baseline_report: str | None = None
     argv: tuple[str, ...] = ()
     run_id: str | None = None
-    passthrough: dict[str, str] = {}
     secrets: tuple[str, ...] = ()
 
 
@@ -234,7 +233,6 @@ async def execute(
         injected=injected,
         keep_workspaces=options.keep_workspaces,
         record=options.record,
-        passthrough=options.passthrough,
         secrets=options.secrets,
     )
     start = RunStart(

@@ -38,7 +38,6 @@ class TrialSettings(msgspec.Struct, frozen=True, kw_only=True):
     run_id: str
     keep_workspaces: bool = False
     record: bool = False
-    passthrough: dict[str, str] = {}
     secrets: tuple[str, ...] = ()
     injected: dict[str, str] = {}  # condition id -> text injected into the prompt, read once per run
 
@@ -81,7 +80,7 @@ async def run_trial(
         layout,
         trial_id=trial_id,
         suite_root=Path(suite.root),
-        passthrough=settings.passthrough,
+        passthrough={k: os.environ[k] for k in provider.passthrough_env if k in os.environ},
         preset_env=preset.env if preset else {},
         lane=case.lane,
         condition_env=condition.env,

@@ -62,6 +62,9 @@ class Provider(Protocol):
     # True when invoking starts an agent process, which needs a workspace and a hermetic home even in
     # the prompt lane; stand-ins that only read files (stub, replay of a text answer) skip both there.
     runs_agent: bool
+    # Credentials and endpoint settings copied from skillgym's own environment into the otherwise
+    # hermetic trial env (for example ANTHROPIC_API_KEY); their values are scrubbed from every output.
+    passthrough_env: tuple[str, ...]
 
     async def detect(self) -> Detection: ...
 

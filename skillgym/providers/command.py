@@ -43,6 +43,7 @@ class CommandProvider:
     name = "command"
     skill_dirs: tuple[str, ...] = (".claude/skills", ".agents/skills")
     runs_agent: bool = True
+    passthrough_env: tuple[str, ...] = ()
 
     def __init__(self, argv: Sequence[str]) -> None:
         self.argv = tuple(argv)

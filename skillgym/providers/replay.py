@@ -45,6 +45,7 @@ class ReplayProvider:
     name: str = "replay"
     skill_dirs: tuple[str, ...] = (".claude/skills", ".agents/skills")
     runs_agent: bool = False
+    passthrough_env: tuple[str, ...] = ()
 
     def __init__(self, suite_root: Path, source: str | None = None) -> None:
         self._root = cassettes_root(suite_root)

@@ -21,6 +21,7 @@ class StubProvider:
     name: str = "stub"
     skill_dirs: tuple[str, ...] = (".claude/skills", ".agents/skills")
     runs_agent: bool = False
+    passthrough_env: tuple[str, ...] = ()
 
     def __init__(self, suite_root: Path) -> None:
         self._root = Path(suite_root) / STUBS_DIR
