@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Protocol, TextIO
 
@@ -15,6 +15,8 @@ from .events import Event, event_type
 
 # Small on purpose: a slow reporter applies backpressure to the runner instead of buffering a run.
 STREAM_BUFFER = 64
+# A subscriber with a ``tick()`` method is called this often while no event arrives (heartbeats).
+TICK_S = 1.0
 
 
 class Subscriber(Protocol):
@@ -35,11 +37,16 @@ class EventBus:
         self._streams: dict[str, MemoryObjectSendStream[Event]] = {}
         self._errors = errors or sys.stderr
         self.failed: dict[str, str] = {}
+        self._tickers: list[anyio.CancelScope] = []
+        self._closed = False
 
     def subscribe(self, subscriber: Subscriber) -> None:
         send, receive = anyio.create_memory_object_stream[Event](STREAM_BUFFER)
         self._streams[subscriber.name] = send
         self._tg.start_soon(self._pump, subscriber, receive, name=f"reporter:{subscriber.name}")
+        tick: Callable[[], Awaitable[None]] | None = getattr(subscriber, "tick", None)
+        if tick is not None:
+            self._tg.start_soon(self._tick, subscriber, tick, name=f"reporter-tick:{subscriber.name}")
 
     async def publish(self, event: Event) -> None:
         for name, stream in list(self._streams.items()):
@@ -48,9 +55,13 @@ class EventBus:
             except (anyio.BrokenResourceError, anyio.ClosedResourceError):
                 # The subscriber died (already reported by its pump); stop feeding it.
                 self._streams.pop(name, None)
+                stream.close()
 
     async def close(self) -> None:
         """End of the run: each subscriber drains what it has, then finishes."""
+        self._closed = True  # a ticker that has not started yet sees this and never loops
+        for scope in self._tickers:
+            scope.cancel()
         for stream in self._streams.values():
             await stream.aclose()
         self._streams.clear()
@@ -71,6 +82,21 @@ class EventBus:
                     f"skillgym: reporter {subscriber.name!r} failed {where} ({message}); dropped\n"
                 )
                 self._errors.flush()
+
+    async def _tick(self, subscriber: Subscriber, tick: Callable[[], Awaitable[None]]) -> None:
+        # A separate task rather than a timeout on receive(): cancelling a receive can lose an event.
+        with anyio.CancelScope() as scope:
+            self._tickers.append(scope)
+            while not self._closed and subscriber.name not in self.failed:
+                await anyio.sleep(TICK_S)
+                try:
+                    await tick()
+                except Exception as exc:
+                    self.failed[subscriber.name] = f"{type(exc).__name__}: {exc}"
+                    self._errors.write(
+                        f"skillgym: reporter {subscriber.name!r} failed on tick ({exc}); dropped\n"
+                    )
+                    return
 
 
 @asynccontextmanager

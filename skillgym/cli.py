@@ -7,6 +7,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import msgspec
 from rich.console import Console
@@ -19,6 +20,9 @@ from .loader import load_suite
 from .model import LANES, WorkspacePreset
 from .plan import Plan, build_plan
 from .redact import redact_env, secret_values
+
+if TYPE_CHECKING:
+    from .runner import RunOutcome
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 DEFAULT_CONCURRENCY = 4
@@ -74,8 +78,24 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--compare-baseline", type=Path, metavar="REPORT", help="compare with an earlier report.json"
     )
+    run.add_argument(
+        "--progress", action="store_true", help="live progress on the console (= --reporter console)"
+    )
+    run.add_argument(
+        "--reporter",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="add a reporter: console, jsonl, junit, final (events and final are always on)",
+    )
+    run.add_argument(
+        "--reporter-output", metavar="PATH", help="where the jsonl reporter writes (- for stdout)"
+    )
+    run.add_argument("--resume", type=Path, metavar="RUN_DIR", help="continue an interrupted run")
     run.add_argument("--dry-run", action="store_true", help="print the plan; invoke and write nothing")
     run.add_argument("--json", action="store_true", help="machine-readable output")
+    report = sub.add_parser("report", help="rebuild report.json and report.md from a run's events.jsonl")
+    report.add_argument("run_dir", type=Path, metavar="RUN_DIR")
     return parser
 
 
@@ -86,6 +106,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "list":
             return _list(args, out)
+        if args.command == "report":
+            return _report(args, out)
         return _run(args, out)
     except SkillgymError as exc:
         err.print(f"skillgym: error: {exc}", markup=False)
@@ -122,7 +144,45 @@ def _list(args: argparse.Namespace, out: Console) -> int:
     return EXIT_OK
 
 
+def _report(args: argparse.Namespace, out: Console) -> int:
+    from .launch import rebuild_report
+
+    report = rebuild_report(args.run_dir)
+    c = report.counts
+    out.print(f"rebuilt {args.run_dir / 'report.json'} and report.md from events.jsonl", markup=False)
+    out.print(f"{c.total} trials: {c.passed} passed, {c.failed} failed, {c.errored} errored", markup=False)
+    return EXIT_OK
+
+
+# Flags that shape the plan: a resumed run keeps the plan it started with.
+_PLAN_FLAGS = (
+    "lane",
+    "condition",
+    "case",
+    "provider",
+    "model",
+    "trials",
+    "suite",
+    "output",
+    "dry_run",
+    "record",
+    "keep_workspaces",
+    "replay_source",
+    "agent_command",
+    "compare_baseline",
+)
+
+
+def _conflicts_with_resume(args: argparse.Namespace, parser_defaults: dict[str, object]) -> list[str]:
+    return [
+        f"--{name.replace('_', '-')}" for name in _PLAN_FLAGS if getattr(args, name) != parser_defaults[name]
+    ]
+
+
 def _run(args: argparse.Namespace, out: Console) -> int:
+    reporters = list(dict.fromkeys([*args.reporter, *(["console"] if args.progress else [])]))
+    if args.resume is not None:
+        return _resume(args, out, reporters)
     suite = load_suite(args.suite)
     plan = build_plan(
         suite,
@@ -137,13 +197,9 @@ def _run(args: argparse.Namespace, out: Console) -> int:
         _print_plan(plan, out, as_json=args.json)
         return EXIT_OK
     # The engine is imported only when a run really starts: `list` and `--dry-run` stay fast.
-    import anyio
-
-    from .bus import Subscriber
+    from .launch import build_reporters, start_run
     from .report import load_report
-    from .reporters.events_log import EventLogWriter
-    from .reporters.final import FinalReporter
-    from .runner import RunOptions, execute, new_run_id
+    from .runner import RunOptions, new_run_id
 
     if args.concurrency < 1:
         raise UsageError(f"--concurrency must be at least 1, got {args.concurrency}")
@@ -161,16 +217,54 @@ def _run(args: argparse.Namespace, out: Console) -> int:
         secrets=secret_values(os.environ),
     )
     run_dir = Path(options.output) / str(options.run_id)
-    final = FinalReporter(run_dir, baseline=baseline)
-    subscribers: list[Subscriber] = [EventLogWriter(run_dir / "events.jsonl"), final]
-    outcome = anyio.run(lambda: execute(plan, suite, options, subscribers, run_dir=run_dir))
+    # Reporter flags are checked before anything runs or is written.
+    build_reporters(
+        reporters, run_dir=run_dir, console=out, reporter_output=args.reporter_output, baseline=None
+    )
+    outcome = start_run(
+        plan,
+        suite,
+        options,
+        reporters=reporters,
+        console=out,
+        reporter_output=args.reporter_output,
+        baseline=baseline,
+    )
+    _closing_lines(outcome, reporters, out)
+    return outcome.exit_code
+
+
+def _closing_lines(outcome: RunOutcome, reporters: Sequence[str], out: Console) -> None:
+    if "console" in reporters:
+        return  # the console reporter already ended with the summary table and the report path
     c = outcome.counts
     out.print(
         f"{c.total} trials: {c.passed} passed, {c.failed} failed, {c.errored} errored"
         + (" (interrupted)" if outcome.interrupted else ""),
         markup=False,
     )
-    out.print(f"report: {run_dir / 'report.md'}", markup=False)
+    out.print(f"report: {Path(outcome.run_dir) / 'report.md'}", markup=False)
+
+
+def _resume(args: argparse.Namespace, out: Console, reporters: list[str]) -> int:
+    from .launch import resume_run
+
+    conflicts = _conflicts_with_resume(args, vars(_parser().parse_args(["run"])))
+    if conflicts:
+        raise UsageError(
+            "--resume continues a run with the plan and settings it started with; "
+            f"drop {', '.join(conflicts)} (only --concurrency and reporter flags may change)"
+        )
+    outcome = resume_run(
+        args.resume,
+        concurrency=args.concurrency if args.concurrency != DEFAULT_CONCURRENCY else None,
+        reporters=reporters,
+        console=out,
+        reporter_output=args.reporter_output,
+        argv=tuple(sys.argv),
+        secrets=secret_values(os.environ),
+    )
+    _closing_lines(outcome, reporters, out)
     return outcome.exit_code
 
 

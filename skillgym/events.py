@@ -32,10 +32,12 @@ class RunStart(_Event, frozen=True, kw_only=True, tag="run.start"):
     schema: int = EVENT_SCHEMA
     argv: tuple[str, ...]
     suite: str
+    suite_dir: str  # absolute: `run --resume` reloads the suite from here, whatever the cwd
     run_dir: str
     lanes: tuple[Lane, ...]
     conditions: tuple[str, ...]
     providers: tuple[str, ...]
+    case_filter: tuple[str, ...] = ()
     model: str | None
     trials: int
     concurrency: int
@@ -44,6 +46,7 @@ class RunStart(_Event, frozen=True, kw_only=True, tag="run.start"):
     versions: dict[str, str] = {}
     resumed: bool = False
     baseline_report: str | None = None  # --compare-baseline, so a rebuilt report compares again
+    settings: dict[str, Any] = {}  # provider and workspace options a resume must reuse
 
 
 class LaneStart(_Event, frozen=True, kw_only=True, tag="lane.start"):

@@ -29,6 +29,7 @@ class Plan(Data, frozen=True, kw_only=True):
     lanes: tuple[Lane, ...]
     conditions: tuple[str, ...]
     providers: tuple[str, ...]
+    case_ids: tuple[str, ...] = ()  # the --case filter, empty for every case
     model: str | None
     trials: int
     items: tuple[WorkItem, ...]
@@ -77,9 +78,10 @@ def build_plan(
     used_presets = {i.workspace for i in items}
     return Plan(
         suite=suite.root,
-        lanes=chosen_lanes,
+        lanes=tuple(lane for lane in chosen_lanes if any(i.lane == lane for i in items)),
         conditions=chosen_conditions,
         providers=chosen_providers,
+        case_ids=tuple(case_ids),
         model=model,
         trials=trials,
         items=tuple(items),

@@ -240,10 +240,12 @@ async def execute(
         at=time.time(),
         argv=options.argv,
         suite=suite.root,
+        suite_dir=str(Path(suite.root).resolve()),
         run_dir=str(run_dir),
         lanes=plan.lanes,
         conditions=plan.conditions,
         providers=plan.providers,
+        case_filter=plan.case_ids,
         model=plan.model,
         trials=plan.trials,
         concurrency=options.concurrency,
@@ -252,6 +254,12 @@ async def execute(
         versions={"skillgym": __version__, "python": sys.version.split()[0]},
         resumed=bool(done),
         baseline_report=options.baseline_report,
+        settings={
+            "keep_workspaces": options.keep_workspaces,
+            "record": options.record,
+            "replay_source": options.replay_source,
+            "agent_command": options.agent_command,
+        },
     )
     write_atomic(run_dir / "run.json", msgspec.json.format(msgspec.json.encode(start)).decode() + "\n")
     results: list[TrialResult] = list(done)

@@ -29,6 +29,7 @@ from .workspaces import EnvironmentSetupError, TrialLayout, cleanup, hermetic_en
 DEADLINE_GRACE_S = 10.0
 
 _json = msgspec.json.Encoder()
+_result_decoder = msgspec.json.Decoder(TrialResult)
 
 
 class TrialSettings(msgspec.Struct, frozen=True, kw_only=True):
@@ -167,7 +168,13 @@ async def run_trial(
         duration_s=round(finished - started, 6),
         paths=paths,
     )
-    write_atomic(os.path.join(folder, "result.json"), scrub(_json.encode(result).decode(), settings.secrets))
+    encoded = _json.encode(result)
+    if settings.secrets:
+        # Scrub the record itself, not just its file: the same object goes into events and reports,
+        # and grade reasons can quote whatever the agent printed.
+        encoded = scrub(encoded.decode(), settings.secrets).encode()
+        result = _result_decoder.decode(encoded)
+    write_atomic(os.path.join(folder, "result.json"), encoded)
     return result
 
 

@@ -1,0 +1,141 @@
+"""Starting a run from the command line: reporters, fresh runs, resumed runs and report rebuilds."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import anyio
+from rich.console import Console
+
+from .bus import Subscriber
+from .errors import UsageError
+from .eventlog import mend_tail, read_run_log
+from .loader import load_suite
+from .model import Suite
+from .plan import Plan, build_plan
+from .report import Report, load_report
+from .reporters.console import ConsoleReporter
+from .reporters.events_log import EventLogWriter
+from .reporters.final import FinalReporter, report_from, write_report
+from .reporters.jsonl import JsonlReporter
+from .reporters.junit import JunitReporter
+from .results import TrialResult
+from .runner import RunOptions, RunOutcome, execute
+
+REPORTERS = ("console", "jsonl", "junit", "final")
+
+
+def build_reporters(
+    names: Sequence[str],
+    *,
+    run_dir: Path,
+    console: Console,
+    reporter_output: str | None,
+    baseline: Report | None,
+) -> tuple[list[Subscriber], FinalReporter]:
+    """The always-on event log and final report, plus every named reporter (naming never replaces)."""
+    unknown = [n for n in names if n not in REPORTERS]
+    if unknown:
+        raise UsageError(
+            f"unknown reporter {unknown[0]!r} given to --reporter; valid reporters: {', '.join(REPORTERS)}"
+        )
+    if reporter_output is not None and "jsonl" not in names:
+        raise UsageError(
+            "--reporter-output is where the jsonl reporter writes: add --reporter jsonl, or drop it"
+        )
+    if "jsonl" in names and reporter_output is None:
+        raise UsageError("--reporter jsonl needs --reporter-output PATH (or - for stdout)")
+    final = FinalReporter(run_dir, baseline=baseline)
+    subscribers: list[Subscriber] = [EventLogWriter(run_dir / "events.jsonl"), final]
+    if "console" in names:
+        subscribers.append(ConsoleReporter(console, report_path=str(run_dir / "report.md")))
+    if "jsonl" in names:
+        assert reporter_output is not None
+        subscribers.append(JsonlReporter(reporter_output))
+    if "junit" in names:
+        subscribers.append(JunitReporter(run_dir / "junit.xml"))
+    return subscribers, final
+
+
+def start_run(
+    plan: Plan,
+    suite: Suite,
+    options: RunOptions,
+    *,
+    reporters: Sequence[str],
+    console: Console,
+    reporter_output: str | None,
+    baseline: Report | None,
+) -> RunOutcome:
+    """A fresh run in ``<output>/<run-id>``."""
+    run_dir = (Path(options.output) / str(options.run_id)).resolve()
+    subscribers, _ = build_reporters(
+        reporters, run_dir=run_dir, console=console, reporter_output=reporter_output, baseline=baseline
+    )
+    return anyio.run(lambda: execute(plan, suite, options, subscribers, run_dir=run_dir))
+
+
+def resume_run(
+    run_dir: Path,
+    *,
+    concurrency: int | None,
+    reporters: Sequence[str],
+    console: Console,
+    reporter_output: str | None,
+    argv: tuple[str, ...],
+    secrets: tuple[str, ...],
+) -> RunOutcome:
+    """Continue an interrupted run: same plan and settings, finished trials (same fingerprint) kept."""
+    log = read_run_log(run_dir)
+    start = log.start
+    suite = load_suite(Path(start.suite_dir))
+    plan = build_plan(
+        suite,
+        lanes=start.lanes,
+        conditions=start.conditions,
+        case_ids=start.case_filter,
+        providers=start.providers,
+        model=start.model,
+        trials=start.trials,
+    )
+    fingerprints = {c.id: c.fingerprint for c in suite.cases}
+    planned = {i.key for i in plan.items}
+    done: list[TrialResult] = [
+        r for r in log.results if r.key in planned and fingerprints.get(r.case_id) == r.fingerprint
+    ]
+    settings = start.settings
+    options = RunOptions(
+        output=str(run_dir.parent),
+        concurrency=concurrency or start.concurrency,
+        keep_workspaces=bool(settings.get("keep_workspaces", False)),
+        record=bool(settings.get("record", False)),
+        replay_source=settings.get("replay_source"),
+        agent_command=settings.get("agent_command"),
+        baseline_report=start.baseline_report,
+        argv=argv,
+        run_id=start.run_id,
+        secrets=secrets,
+    )
+    baseline = load_report(Path(start.baseline_report)) if start.baseline_report else None
+    subscribers, _ = build_reporters(
+        reporters,
+        run_dir=run_dir.resolve(),
+        console=console,
+        reporter_output=reporter_output,
+        baseline=baseline,
+    )
+    mend_tail(run_dir)
+    return anyio.run(lambda: execute(plan, suite, options, subscribers, done=done, run_dir=run_dir.resolve()))
+
+
+def rebuild_report(run_dir: Path) -> Report:
+    """`skillgym report RUN_DIR`: report.json and report.md again, from events.jsonl alone."""
+    log = read_run_log(run_dir)
+    baseline = None
+    if log.start.baseline_report and os.path.exists(log.start.baseline_report):
+        baseline = load_report(Path(log.start.baseline_report))
+    report = report_from(log.start, list(log.results), log.finish, baseline)
+    write_report(run_dir, report)
+    return report

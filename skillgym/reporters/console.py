@@ -1,0 +1,172 @@
+"""Console progress: a live view in a terminal, one plain line per meaningful event elsewhere."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+
+from rich.console import Console, ConsoleOptions, Group, RenderResult
+from rich.live import Live
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from rich.text import Text
+
+from ..events import Counts, Event, LaneFinish, LaneStart, RunFinish, RunStart, TrialFinish, TrialStart
+from ..results import TrialResult
+
+# Plain mode says "still running" this often when nothing else happened, so CI logs show a pulse.
+HEARTBEAT_S = 30.0
+_STYLE = {"passed": "green", "failed": "red", "errored": "yellow"}
+_LABEL = {"passed": "PASS", "failed": "FAIL", "errored": "ERROR"}
+
+
+def _outcome_line(result: TrialResult) -> Text:
+    label = _LABEL[result.status]
+    text = Text()
+    text.append(f"{label:<5}", style=_STYLE[result.status])
+    text.append(f" {result.key}  {result.duration_s:.1f}s")
+    if result.grade is not None:
+        text.append(f"  score {result.grade.score:.2f}")
+    if result.status == "errored":
+        text.append(f"  {result.error_class}: {result.error_message or ''}")
+    elif result.status == "failed" and result.grade is not None and result.grade.reasons:
+        more = len(result.grade.reasons) - 1
+        text.append(f"  {result.grade.reasons[0]}" + (f" (+{more} more)" if more else ""))
+    return text
+
+
+def summary_table(lanes: dict[str, Counts], total: Counts) -> Table:
+    """The closing table, identical in live and plain mode."""
+    table = Table(title="skillgym summary", title_justify="left", expand=False)
+    for column in ("lane", "trials", "passed", "failed", "errored", "pass rate"):
+        table.add_column(column, justify="left" if column == "lane" else "right")
+
+    def row(name: str, c: Counts) -> list[str]:
+        rate = f"{100 * c.passed / c.total:.0f}%" if c.total else "-"
+        return [name, str(c.total), str(c.passed), str(c.failed), str(c.errored), rate]
+
+    for lane, counts in lanes.items():
+        table.add_row(*row(lane, counts))
+    table.add_row(*row("all", total), style="bold")
+    return table
+
+
+class _Running:
+    """The trials in flight with their elapsed time; rendered fresh on every refresh (the heartbeat)."""
+
+    def __init__(self) -> None:
+        self.started: dict[str, float] = {}
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        now = time.monotonic()
+        table = Table.grid(padding=(0, 2))
+        for key, since in sorted(self.started.items(), key=lambda kv: kv[1])[:12]:
+            table.add_row(Text("running", style="cyan"), Text(key), Text(f"{now - since:5.0f}s"))
+        hidden = len(self.started) - 12
+        if hidden > 0:
+            table.add_row(Text(""), Text(f"... and {hidden} more"), Text(""))
+        yield table
+
+
+class ConsoleReporter:
+    """Progress on ``console``: rich decides whether that is a terminal (live) or a pipe (plain)."""
+
+    name = "console"
+
+    def __init__(
+        self, console: Console, *, report_path: str | None = None, heartbeat_s: float = HEARTBEAT_S
+    ) -> None:
+        self.console = console
+        self.heartbeat_s = heartbeat_s
+        self.live_mode = console.is_terminal and not console.is_dumb_terminal
+        self.report_path = report_path
+        self._running = _Running()
+        self._progress = Progress(
+            TextColumn("{task.description:<10}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+        )
+        self._tasks: dict[str, TaskID] = {}
+        self._live: Live | None = None
+        self._lanes: dict[str, Counter[str]] = {}
+        self._last_line = time.monotonic()
+        self._done = 0
+        self._total = 0
+
+    async def on_event(self, event: Event) -> None:
+        if isinstance(event, RunStart):
+            self._total = event.total_trials
+            self._say(
+                f"skillgym run {event.run_id}: {event.total_trials} trials; lanes {', '.join(event.lanes)}; "
+                f"conditions {', '.join(event.conditions)}; providers {', '.join(event.providers)}"
+                + (" (resumed)" if event.resumed else "")
+            )
+            if self.live_mode:
+                self._live = Live(
+                    Group(self._progress, self._running),
+                    console=self.console,
+                    refresh_per_second=4,
+                    transient=True,
+                )
+                self._live.start()
+        elif isinstance(event, LaneStart):
+            self._lanes.setdefault(event.lane, Counter())
+            self._tasks[event.lane] = self._progress.add_task(event.lane, total=event.total_trials)
+        elif isinstance(event, TrialStart):
+            self._running.started[event.key] = time.monotonic()
+        elif isinstance(event, TrialFinish):
+            result = event.result
+            self._running.started.pop(result.key, None)
+            self._lanes.setdefault(result.lane, Counter())[result.status] += 1
+            self._done += 1
+            if result.lane in self._tasks:
+                self._progress.advance(self._tasks[result.lane])
+            self._emit(_outcome_line(result))
+        elif isinstance(event, LaneFinish):
+            c = event.counts
+            self._say(
+                f"lane {event.lane}: {c.passed} passed, {c.failed} failed, {c.errored} errored of {c.total}"
+            )
+        elif isinstance(event, RunFinish):
+            self._stop_live()
+            lanes = {
+                lane: Counts(
+                    total=sum(t.values()), passed=t["passed"], failed=t["failed"], errored=t["errored"]
+                )
+                for lane, t in self._lanes.items()
+            }
+            self.console.print(summary_table(lanes, event.counts))
+            if event.interrupted:
+                self._say(
+                    "interrupted: finished trials are kept; continue with skillgym run --resume RUN_DIR"
+                )
+            if self.report_path:
+                self._say(f"report: {self.report_path}")
+
+    async def finish(self) -> None:
+        self._stop_live()
+
+    async def tick(self) -> None:
+        """Called by the bus when no event came for a while: plain mode prints a heartbeat line."""
+        if self.live_mode or not self._running.started:
+            return
+        if time.monotonic() - self._last_line >= self.heartbeat_s:
+            oldest = max(time.monotonic() - t for t in self._running.started.values())
+            self._say(
+                f"... {len(self._running.started)} running, {self._done}/{self._total} done, "
+                f"longest running {oldest:.0f}s"
+            )
+
+    def _emit(self, text: Text) -> None:
+        self._last_line = time.monotonic()
+        self.console.print(text, soft_wrap=True, highlight=False)
+
+    def _say(self, line: str) -> None:
+        self._emit(Text(line))
+
+    def _stop_live(self) -> None:
+        if self._live is not None:
+            self._live.stop()
+            self._live = None

@@ -1,0 +1,85 @@
+"""junit.xml for CI systems: one testcase per trial, one testsuite per lane and case."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections import defaultdict
+from pathlib import Path
+
+from ..events import Event, RunFinish, RunStart, TrialFinish
+from ..files import write_atomic
+from ..results import TrialResult
+
+
+def render_junit(run_id: str, results: list[TrialResult], notes: list[str] | None = None) -> bytes:
+    """The JUnit XML document for ``results`` (a failed trial is a failure, an errored one an error)."""
+    suites: dict[tuple[str, str], list[TrialResult]] = defaultdict(list)
+    for result in results:
+        suites[(result.lane, result.case_id)].append(result)
+    root = ET.Element("testsuites", name=f"skillgym {run_id}")
+    totals = {"tests": 0, "failures": 0, "errors": 0}
+    for (lane, case_id), trials in suites.items():
+        failures = sum(r.status == "failed" for r in trials)
+        errors = sum(r.status == "errored" for r in trials)
+        suite = ET.SubElement(
+            root,
+            "testsuite",
+            name=f"{lane}/{case_id}",
+            tests=str(len(trials)),
+            failures=str(failures),
+            errors=str(errors),
+            time=f"{sum(r.duration_s for r in trials):.3f}",
+        )
+        totals["tests"] += len(trials)
+        totals["failures"] += failures
+        totals["errors"] += errors
+        for r in trials:
+            case = ET.SubElement(
+                suite,
+                "testcase",
+                classname=f"{lane}.{case_id}",
+                name=f"{r.condition}/{r.provider}/trial-{r.trial}",
+                time=f"{r.duration_s:.3f}",
+            )
+            reasons = list(r.grade.reasons) if r.grade is not None else []
+            if r.status == "failed":
+                node = ET.SubElement(case, "failure", message=reasons[0] if reasons else "failed")
+                node.text = "\n".join(reasons)
+            elif r.status == "errored":
+                node = ET.SubElement(case, "error", message=f"{r.error_class}: {r.error_message or ''}")
+                node.text = "\n".join([r.error_message or "", *reasons]).strip()
+            out = ET.SubElement(case, "system-out")
+            out.text = f"score {r.grade.score:.3f}" if r.grade is not None else "not graded"
+    for key, value in totals.items():
+        root.set(key, str(value))
+    if notes:
+        props = ET.SubElement(root, "properties")
+        for note in notes:
+            ET.SubElement(props, "property", name="note", value=note)
+    ET.indent(root)
+    document: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
+    return document + b"\n"
+
+
+class JunitReporter:
+    """Writes ``<run-dir>/junit.xml`` when the run finishes (also after an interruption)."""
+
+    name = "junit"
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._run_id = ""
+        self._results: dict[str, TrialResult] = {}
+
+    async def on_event(self, event: Event) -> None:
+        if isinstance(event, RunStart):
+            self._run_id = event.run_id
+        elif isinstance(event, TrialFinish):
+            self._results[event.result.key] = event.result
+        elif isinstance(event, RunFinish):
+            notes = ["interrupted: not every trial ran"] if event.interrupted else []
+            notes += [str(n) for n in event.summary.get("notes", [])]
+            write_atomic(self.path, render_junit(self._run_id, list(self._results.values()), notes))
+
+    async def finish(self) -> None:
+        return None

@@ -1,0 +1,377 @@
+"""Acceptance: event order under concurrency, report rebuild, resume after SIGINT/SIGKILL, junit, secrets."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO, run_cli
+
+SuiteDir = Callable[[dict[str, str]], Path]
+
+# Prompt cases whose agent answers after a short, varying delay, so trials really interleave.
+SUITE = {
+    "suite.py": """
+        from skillgym import condition, prompt_case
+
+        condition("none")
+        condition("hinted", inject_text="Use the wait skill.")
+        for i in range(6):
+            with prompt_case(f"case-{i}") as c:
+                c.category("trigger")
+                c.prompt(f"question {i}: should we wait?")
+                c.expect_skill(None)
+                c.budget(timeout_s=60)
+                with c.step("waits") as s:
+                    s.must_mention("wait")
+    """,
+}
+
+AGENT = """
+import json, os, random, sys, time
+prompt = sys.stdin.read()
+counter, hang_flag = sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else ""
+with open(counter, "a") as f:
+    f.write(prompt.split(":")[0].split()[-1] + "\\n")
+if hang_flag and os.path.exists(hang_flag) and "question 4" in prompt:
+    time.sleep(300)
+time.sleep(random.random() * 0.05)
+answer = "no" if "question 3" in prompt else "I would wait"
+print(json.dumps({"type": "usage", "input": 50, "output": 5}))
+print(json.dumps({"type": "result", "text": answer}))
+"""
+
+
+def _agent(tmp_path: Path) -> tuple[str, Path]:
+    script = tmp_path / "agent.py"
+    script.write_text(AGENT)
+    counter = tmp_path / "calls.txt"
+    return f"{sys.executable} {script} {counter}", counter
+
+
+def _events(run_dir: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in (run_dir / "events.jsonl").read_text().splitlines()]
+
+
+def _only_run(root: Path, output: str = "runs") -> Path:
+    (run_dir,) = (root.parent / output).iterdir()
+    return run_dir
+
+
+def check_order(events: list[dict[str, object]]) -> None:
+    """The order contract: groups bracket their trials, lanes bracket their groups, run.finish is last."""
+    assert events[0]["type"] == "run.start"
+    assert events[-1]["type"] == "run.finish"
+    where: dict[tuple[object, ...], dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+    for index, e in enumerate(events):
+        kind = str(e["type"])
+        if kind in ("trial.start", "trial.finish", "case.start", "case.finish"):
+            source = e["result"] if kind == "trial.finish" else e
+            assert isinstance(source, dict)
+            group = (source["lane"], source["case_id"], source["condition"], source["provider"])
+            where[group][kind].append(index)
+        if kind in ("lane.start", "lane.finish"):
+            where[("lane", e["lane"])][kind].append(index)
+    lanes: dict[object, list[tuple[int, int]]] = defaultdict(list)
+    for group, seen in where.items():
+        if group[0] == "lane":
+            continue
+        (start,), (finish,) = seen["case.start"], seen["case.finish"]
+        assert start < min(seen["trial.start"]), group
+        assert finish == max(seen["trial.finish"]) + 1, group  # right after its last trial
+        assert len(seen["trial.start"]) == len(seen["trial.finish"])
+        lanes[group[0]].append((start, finish))
+    for lane, spans in lanes.items():
+        (lane_start,), (lane_finish,) = (
+            where[("lane", lane)]["lane.start"],
+            where[("lane", lane)]["lane.finish"],
+        )
+        assert lane_start < min(s for s, _ in spans)
+        assert lane_finish > max(f for _, f in spans)
+
+
+def test_order_contract_holds_under_concurrency(suite_dir: SuiteDir, tmp_path: Path) -> None:
+    root = suite_dir(SUITE)
+    agent, _ = _agent(tmp_path)
+    proc = run_cli(
+        "run",
+        "--suite",
+        str(root),
+        "--provider",
+        "command",
+        "--agent-command",
+        agent,
+        "--trials",
+        "4",
+        "--concurrency",
+        "8",
+        cwd=root.parent,
+    )
+    assert proc.returncode == 1, proc.stderr  # case-3 answers "no": it fails
+    events = _events(_only_run(root))
+    assert sum(e["type"] == "trial.finish" for e in events) == 6 * 2 * 4
+    starts = [i for i, e in enumerate(events) if e["type"] == "trial.start"]
+    finishes = [i for i, e in enumerate(events) if e["type"] == "trial.finish"]
+    assert starts[7] < finishes[0], "trials did not overlap: the test did not exercise concurrency"
+    check_order(events)
+    assert events[0]["schema"] == 1
+
+
+def test_report_rebuild_from_the_event_log_is_byte_identical(suite_dir: SuiteDir, tmp_path: Path) -> None:
+    root = suite_dir(SUITE)
+    agent, _ = _agent(tmp_path)
+    run_cli(
+        "run",
+        "--suite",
+        str(root),
+        "--provider",
+        "command",
+        "--agent-command",
+        agent,
+        "--trials",
+        "2",
+        cwd=root.parent,
+    )
+    run_dir = _only_run(root)
+    original = {name: (run_dir / name).read_bytes() for name in ("report.json", "report.md")}
+    for name in original:
+        (run_dir / name).unlink()
+    proc = run_cli("report", str(run_dir), cwd=root.parent)
+    assert proc.returncode == 0, proc.stderr
+    for name, data in original.items():
+        assert (run_dir / name).read_bytes() == data, name
+
+
+def _strip_volatile(report: dict[str, object]) -> dict[str, object]:
+    return {k: v for k, v in report.items() if k != "run_id"}
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGKILL])
+def test_interrupted_run_resumes_without_losing_or_repeating_trials(
+    suite_dir: SuiteDir, tmp_path: Path, signum: int
+) -> None:
+    root = suite_dir(SUITE)
+    agent, counter = _agent(tmp_path)
+    # First a clean reference run of the same plan.
+    run_cli(
+        "run",
+        "--suite",
+        str(root),
+        "--provider",
+        "command",
+        "--agent-command",
+        agent,
+        "--trials",
+        "2",
+        "--output",
+        "reference",
+        cwd=root.parent,
+    )
+    reference = json.loads((_only_run(root, "reference") / "report.json").read_text())
+    counter.unlink()
+    # Then the same run, with case-4 hanging while a flag file exists, stopped once all else finished.
+    hang_flag = tmp_path / "hang"
+    hang_flag.write_text("")
+    env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "skillgym",
+            "run",
+            "--suite",
+            str(root),
+            "--provider",
+            "command",
+            "--agent-command",
+            f"{agent} {hang_flag}",
+            "--trials",
+            "2",
+            "--concurrency",
+            "8",
+        ],
+        cwd=root.parent,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        done = list((root.parent / "runs").glob("*/trials/prompt/*/*/command/trial-*/result.json"))
+        if len(done) >= 20:  # 24 trials, 4 of them (case-4) hang
+            break
+        time.sleep(0.1)
+    assert len(done) >= 20, "the run never got to the point where only case-4 hangs"
+    child.send_signal(signum)
+    out, err = child.communicate(timeout=60)
+    assert child.returncode == (130 if signum == signal.SIGINT else -signal.SIGKILL), (out, err)
+    run_dir = _only_run(root)
+    calls_before = counter.read_text().split()
+    # Resume once the agent behaves (the flag is gone): only the unfinished trials run.
+    hang_flag.unlink()
+    proc = run_cli("run", "--resume", str(run_dir), cwd=root.parent)
+    assert proc.returncode == 1, proc.stderr
+    calls_after = counter.read_text().split()[len(calls_before) :]
+    assert sorted(calls_after) == ["4"] * 4, calls_after  # exactly the four unfinished trials
+    resumed = json.loads((run_dir / "report.json").read_text())
+    assert _strip_volatile(resumed) == _strip_volatile(reference)
+    check_order(_events_after_last_start(run_dir))
+
+
+def _events_after_last_start(run_dir: Path) -> list[dict[str, object]]:
+    events = _events(run_dir)
+    last = max(i for i, e in enumerate(events) if e["type"] == "run.start")
+    return events[last:]
+
+
+def test_resume_tolerates_a_truncated_last_line(suite_dir: SuiteDir, tmp_path: Path) -> None:
+    root = suite_dir(SUITE)
+    agent, _ = _agent(tmp_path)
+    run_cli("run", "--suite", str(root), "--provider", "command", "--agent-command", agent, cwd=root.parent)
+    run_dir = _only_run(root)
+    log = run_dir / "events.jsonl"
+    lines = log.read_text().splitlines(keepends=True)
+    # Keep run.start and the first few events, then half of the next line: a crash mid-write.
+    log.write_text("".join(lines[:6]) + lines[6][: len(lines[6]) // 2])
+    proc = run_cli("run", "--resume", str(run_dir), cwd=root.parent)
+    assert proc.returncode == 1, proc.stderr
+    events = _events(run_dir)  # every line parses again
+    assert events[-1]["type"] == "run.finish"
+    assert json.loads((run_dir / "report.json").read_text())["counts"]["total"] == 12
+
+
+def test_resume_refuses_flags_that_change_the_plan(suite_dir: SuiteDir, tmp_path: Path) -> None:
+    root = suite_dir(SUITE)
+    agent, _ = _agent(tmp_path)
+    run_cli("run", "--suite", str(root), "--provider", "command", "--agent-command", agent, cwd=root.parent)
+    proc = run_cli(
+        "run", "--resume", str(_only_run(root)), "--lane", "prompt", "--trials", "3", cwd=root.parent
+    )
+    assert proc.returncode == 2
+    assert "drop --lane, --trials" in proc.stderr
+
+
+def test_junit_parses_back_with_one_testcase_per_trial(suite_dir: SuiteDir, tmp_path: Path) -> None:
+    root = suite_dir(SUITE)
+    agent, _ = _agent(tmp_path)
+    run_cli(
+        "run",
+        "--suite",
+        str(root),
+        "--provider",
+        "command",
+        "--agent-command",
+        agent,
+        "--trials",
+        "2",
+        "--reporter",
+        "junit",
+        cwd=root.parent,
+    )
+    tree = ET.parse(_only_run(root) / "junit.xml")
+    suites = tree.getroot()
+    assert suites.get("tests") == "24" and suites.get("failures") == "4"
+    names = {s.get("name") for s in suites.iter("testsuite")}
+    assert names == {f"prompt/case-{i}" for i in range(6)}
+    (failing,) = [s for s in suites.iter("testsuite") if s.get("name") == "prompt/case-3"]
+    cases = list(failing.iter("testcase"))
+    assert len(cases) == 4
+    failure = cases[0].find("failure")
+    assert failure is not None and "waits" in (failure.get("message") or "")
+
+
+def test_jsonl_reporter_copies_the_stream_to_stdout(suite_dir: SuiteDir, tmp_path: Path) -> None:
+    root = suite_dir(SUITE)
+    agent, _ = _agent(tmp_path)
+    proc = run_cli(
+        "run",
+        "--suite",
+        str(root),
+        "--provider",
+        "command",
+        "--agent-command",
+        agent,
+        "--reporter",
+        "jsonl",
+        "--reporter-output",
+        "-",
+        "--case",
+        "case-0",
+        cwd=root.parent,
+    )
+    streamed = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+    assert [e["type"] for e in streamed] == [e["type"] for e in _events(_only_run(root))]
+    assert (_only_run(root) / "report.md").exists()  # naming a reporter never replaces the final report
+
+
+def test_reporter_flags_are_checked_before_anything_runs(suite_dir: SuiteDir) -> None:
+    root = suite_dir(SUITE)
+    for flags, message in (
+        (["--reporter", "xml"], "unknown reporter 'xml'"),
+        (["--reporter", "jsonl"], "needs --reporter-output"),
+        (["--reporter-output", "x.jsonl"], "add --reporter jsonl"),
+    ):
+        proc = run_cli("run", "--suite", str(root), "--provider", "stub", *flags, cwd=root.parent)
+        assert proc.returncode == 2, flags
+        assert message in proc.stderr
+        assert not (root.parent / "runs").exists()
+
+
+def test_no_secret_value_anywhere_in_the_run_or_console(suite_dir: SuiteDir, tmp_path: Path) -> None:
+    secret, token = "sk-fake-0123456789abcdef", "ghp_fakeTOKENvalue42"
+    secret_file = tmp_path / "secret.txt"
+    secret_file.write_text(f"{secret} {token}")
+    agent = tmp_path / "leaky.py"
+    agent.write_text(
+        "import json, sys\nsys.stdin.read()\nvalue = open(sys.argv[1]).read()\n"
+        "print(value, file=sys.stderr)\n"
+        "print(json.dumps({'type': 'tool_call', 'name': 'Bash', 'command': 'echo ' + value, 'output': value,"
+        " 'exit_code': 0}))\n"
+        "print(json.dumps({'type': 'result', 'text': 'the key is ' + value}))\n"
+    )
+    root = suite_dir(SUITE)
+    proc = run_cli(
+        "run",
+        "--suite",
+        str(root),
+        "--provider",
+        "command",
+        "--agent-command",
+        f"{sys.executable} {agent} {secret_file}",
+        "--case",
+        "case-1",
+        "--progress",
+        "--reporter",
+        "junit",
+        "--reporter",
+        "jsonl",
+        "--reporter-output",
+        "-",
+        cwd=root.parent,
+        env={"FAKE_API_KEY": secret, "GITHUB_TOKEN": token},
+    )
+    assert proc.returncode == 1, proc.stderr  # "the key is ..." does not mention waiting
+    for stream in (proc.stdout, proc.stderr):
+        assert secret not in stream and token not in stream
+    scanned = 0
+    for path in _only_run(root).rglob("*"):
+        if path.is_file():
+            data = path.read_bytes()
+            scanned += 1
+            assert secret.encode() not in data, path
+            assert token.encode() not in data, path
+    assert scanned >= 8
+    assert (
+        "<redacted>" in (_only_run(root) / "trials/prompt/case-1/none/command/trial-1/trace.json").read_text()
+    )

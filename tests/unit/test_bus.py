@@ -1,0 +1,75 @@
+"""The event bus: every subscriber sees every event in order; a raising one is reported once and dropped."""
+
+from __future__ import annotations
+
+import io
+
+import anyio
+import pytest
+
+from skillgym.bus import STREAM_BUFFER, EventBus, running_bus
+from skillgym.events import Counts, Event, LaneStart, RunFinish, event_type
+
+
+def _events(n: int) -> list[Event]:
+    lanes: list[Event] = [LaneStart(run_id="r", at=float(i), lane="prompt", total_trials=i) for i in range(n)]
+    return [*lanes, RunFinish(run_id="r", at=0.0, counts=Counts(), exit_code=0, duration_s=0.0)]
+
+
+class Recorder:
+    def __init__(self, name: str, *, slow: bool = False) -> None:
+        self.name = name
+        self.seen: list[Event] = []
+        self.finished = False
+        self.slow = slow
+
+    async def on_event(self, event: Event) -> None:
+        if self.slow:
+            await anyio.sleep(0)
+        self.seen.append(event)
+
+    async def finish(self) -> None:
+        self.finished = True
+
+
+class Exploding(Recorder):
+    async def on_event(self, event: Event) -> None:
+        if len(self.seen) == 3:
+            raise RuntimeError("disk full")
+        self.seen.append(event)
+
+
+@pytest.mark.anyio
+async def test_each_subscriber_gets_every_event_in_order_and_drains_before_exit() -> None:
+    fast, slow = Recorder("fast"), Recorder("slow", slow=True)
+    events = _events(STREAM_BUFFER * 3)  # more than a stream holds: backpressure, not loss
+    async with running_bus(fast, slow) as bus:
+        for event in events:
+            await bus.publish(event)
+    assert fast.seen == events
+    assert slow.seen == events
+    assert fast.finished and slow.finished
+
+
+@pytest.mark.anyio
+async def test_a_raising_subscriber_is_reported_once_and_the_others_carry_on() -> None:
+    errors = io.StringIO()
+    good, bad = Recorder("good"), Exploding("bad")
+    events = _events(10)
+    async with anyio.create_task_group() as tg:
+        bus = EventBus(tg, errors=errors)
+        bus.subscribe(good)
+        bus.subscribe(bad)
+        for event in events:
+            await bus.publish(event)
+        await bus.close()
+    assert good.seen == events and good.finished
+    assert len(bad.seen) == 3 and not bad.finished
+    message = errors.getvalue()
+    assert message.count("\n") == 1
+    assert "reporter 'bad' failed on lane.start (RuntimeError: disk full); dropped" in message
+    assert bus.failed == {"bad": "RuntimeError: disk full"}
+
+
+def test_event_type_is_the_wire_tag() -> None:
+    assert event_type(_events(1)[-1]) == "run.finish"
