@@ -445,3 +445,42 @@ def test_record_with_a_real_agent_then_replay_offline_gives_the_same_outcome(
     assert result["usage"]["total"] == 10
     assert result["warnings"] == []
     assert (run_dir / result["paths"]["cassette"]).resolve() == cassette.resolve()
+
+
+def test_compare_baseline_pairs_cases_and_flags_a_changed_one(suite_dir: SuiteDir) -> None:
+    root = suite_dir(PROMPT_CASES)
+    first = run_cli("run", "--suite", str(root), "--provider", "stub", "--output", "base", cwd=root.parent)
+    assert first.returncode == 1
+    (base_dir,) = (root.parent / "base").iterdir()
+    # The bad case's check changes: a different case now, which must not be compared silently.
+    cases = root / "cases.py"
+    cases.write_text(
+        cases.read_text().replace('s.must_not_mention(r"\\bsleep\\b")', 's.must_not_mention("nap")')
+    )
+    second = run_cli(
+        "run",
+        "--suite",
+        str(root),
+        "--provider",
+        "stub",
+        "--compare-baseline",
+        str(base_dir),
+        cwd=root.parent,
+    )
+    assert second.returncode == 0, second.stderr
+    report = json.loads((_run_dir(root) / "report.json").read_text())
+    rows = {row["case_id"]: row["status"] for row in report["baseline"]["rows"]}
+    assert rows == {"good": "unchanged", "bad": "fingerprint-changed"}
+    assert "fingerprint-changed" in (_run_dir(root) / "report.md").read_text()
+    missing = run_cli(
+        "run",
+        "--suite",
+        str(root),
+        "--provider",
+        "stub",
+        "--compare-baseline",
+        "nowhere.json",
+        cwd=root.parent,
+    )
+    assert missing.returncode == 2
+    assert "baseline report nowhere.json does not exist" in missing.stderr
