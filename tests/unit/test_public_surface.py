@@ -79,3 +79,12 @@ def test_cli_provider_list_matches_the_provider_registry() -> None:
     from skillgym.providers import PROVIDER_NAMES
 
     assert PROVIDERS == PROVIDER_NAMES
+
+
+def test_readme_states_the_environment_layering_order() -> None:
+    from skillgym.workspaces import ENV_ORDER_TEXT
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"<!-- env-order.*?-->\n(.*?)\n<!-- /env-order -->", readme, re.S)
+    assert block is not None, "README lost its env-order block"
+    assert block.group(1) == ENV_ORDER_TEXT
