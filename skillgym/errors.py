@@ -34,8 +34,11 @@ class CollectionError(SkillgymError):
 
     def __init__(self, errors: list[str]) -> None:
         self.errors = errors
+        if len(errors) == 1:  # one problem, one line: it already names its file, line and fix
+            super().__init__(errors[0])
+            return
         lines = "\n".join(f"  {e}" for e in errors)
-        super().__init__(f"the suite did not load ({len(errors)} problem(s)):\n{lines}")
+        super().__init__(f"the suite did not load ({len(errors)} problems):\n{lines}")
 
 
 class UsageError(SkillgymError, ValueError):

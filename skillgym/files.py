@@ -15,12 +15,9 @@ def write_atomic(path: str | Path, data: str | bytes) -> None:
     practice; paying a disk flush per trial file would dominate large runs.
     """
     payload = data.encode("utf-8") if isinstance(data, str) else data
+    # The folder must exist: creating it here would quietly rebuild a run directory someone removed.
     folder, name = os.path.split(os.fspath(path))
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder or ".")
-    except FileNotFoundError:
-        os.makedirs(folder, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder or ".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder or ".")
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(payload)

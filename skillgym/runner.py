@@ -10,6 +10,7 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import anyio
 import msgspec
@@ -35,10 +36,16 @@ from .plan import Plan, WorkItem
 from .providers import ProviderSettings, make_provider
 from .providers.base import Detection, Provider
 from .results import TrialResult
+from .snapshots import SnapshotOptions
+from .snapshots.apply import finish_summary
 from .trial import TrialSettings, run_trial, workspace_plan
 from .workspaces import EnvironmentSetupError, injected_text
 
 EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 130
+
+
+class OutputError(SkillgymError):
+    """The run directory cannot be written (unwritable, full, or removed during the run)."""
 
 
 class ProviderUnavailable(SkillgymError):
@@ -58,6 +65,7 @@ class RunOptions(Data, frozen=True, kw_only=True):
     argv: tuple[str, ...] = ()
     run_id: str | None = None
     secrets: tuple[str, ...] = ()
+    snapshots: SnapshotOptions | None = None  # --snapshot-check/--snapshot-update at the end of the run
 
 
 class RunOutcome(Data, frozen=True, kw_only=True):
@@ -67,6 +75,7 @@ class RunOutcome(Data, frozen=True, kw_only=True):
     counts: Counts
     interrupted: bool
     results: tuple[TrialResult, ...]
+    summary: dict[str, Any] = {}  # what run.finish carried: token section, snapshot check or update
 
 
 def new_run_id() -> str:
@@ -88,9 +97,13 @@ async def detect_providers(plan: Plan, suite: Suite, options: RunOptions) -> dic
         name: make_provider(name, suite_root=Path(suite.root), settings=settings) for name in plan.providers
     }
     detections: list[Detection] = [await p.detect() for p in providers.values()]
-    problems = [f"{d.provider}: {d.problem or 'not available'}" for d in detections if not d.available]
+    problems = [
+        f"provider {d.provider!r} is not available: {d.problem or 'no reason given'}"
+        for d in detections
+        if not d.available
+    ]
     if problems:
-        raise ProviderUnavailable("provider not available:\n  " + "\n  ".join(problems))
+        raise ProviderUnavailable("\n".join(problems))
     return providers
 
 
@@ -223,7 +236,13 @@ async def execute(
     injected = injected_texts(suite, plan)
     run_id = options.run_id or new_run_id()
     run_dir = (run_dir or Path(options.output) / run_id).resolve()
-    run_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(
+            f"cannot create the run directory {run_dir}: {exc.strerror or exc}; "
+            "pass --output DIR with a writable folder"
+        ) from exc
     cases = {c.id: c for c in suite.cases}
     finished_keys = {r.key for r in done}
     todo = [i for i in plan.items if i.key not in finished_keys]
@@ -261,7 +280,13 @@ async def execute(
             "agent_command": options.agent_command,
         },
     )
-    write_atomic(run_dir / "run.json", msgspec.json.format(msgspec.json.encode(start)).decode() + "\n")
+    try:
+        write_atomic(run_dir / "run.json", msgspec.json.format(msgspec.json.encode(start)).decode() + "\n")
+    except OSError as exc:
+        raise OutputError(
+            f"cannot write {run_dir / 'run.json'}: {exc.strerror or exc}; "
+            "pass --output DIR with a writable folder"
+        ) from exc
     results: list[TrialResult] = list(done)
     interrupted = False
     t0 = time.monotonic()
@@ -279,9 +304,22 @@ async def execute(
             # A fixed pool pulling from one iterator (safe: one event loop thread), rather than one task
             # per trial queued on a limiter: a 20,000-trial run then wakes 64 tasks, not 20,000.
             for item in pending:
+                if not run_dir.is_dir():  # removed under us: writing on would silently recreate a husk
+                    stop.output_error = f"{run_dir} was removed"
+                    stop.interrupted = True
+                    tg.cancel_scope.cancel()
+                    return
                 case = cases[item.case_id]
                 await brackets.before(item, case, workspace_plan(suite, case, item, settings))
-                result = await run_trial(suite, case, item, providers[item.provider], settings)
+                try:
+                    result = await run_trial(suite, case, item, providers[item.provider], settings)
+                except OSError as exc:
+                    # The trial could not write its own files: the output dir is gone or unwritable, and
+                    # every later trial would fail the same way. Stop the run; what finished is kept.
+                    stop.output_error = f"{exc.filename or run_dir}: {exc.strerror or exc}"
+                    stop.interrupted = True
+                    tg.cancel_scope.cancel()
+                    return
                 results.append(result)
                 await brackets.after(item, result)
 
@@ -296,9 +334,12 @@ async def execute(
         if interrupted:
             await brackets.close_open()
         counts = counts_of(results)
-        exit_code = (
-            EXIT_INTERRUPTED if interrupted else (EXIT_OK if counts.passed == counts.total else EXIT_FAILED)
-        )
+        # Token snapshots never change the verdict, unless --snapshot-enforce makes a regression fail it.
+        finish = finish_summary(results, suite, options.snapshots, run_id=run_id, interrupted=interrupted)
+        passed = counts.passed == counts.total and not finish.fails_run
+        exit_code = EXIT_INTERRUPTED if interrupted else (EXIT_OK if passed else EXIT_FAILED)
+        if stop.output_error is not None:
+            exit_code = OutputError.exit_code
         await bus.publish(
             RunFinish(
                 run_id=run_id,
@@ -307,7 +348,14 @@ async def execute(
                 exit_code=exit_code,
                 duration_s=round(time.monotonic() - t0, 6),
                 interrupted=interrupted,
+                summary=finish.summary,
             )
+        )
+    if stop.output_error is not None:
+        raise OutputError(
+            f"the run directory stopped being writable during the run ({stop.output_error}); "
+            f"{len(results)} finished trials are in its event log if it still exists; "
+            "use a stable, writable --output"
         )
     order = {item.key: index for index, item in enumerate(plan.items)}
     return RunOutcome(
@@ -317,11 +365,13 @@ async def execute(
         counts=counts,
         interrupted=interrupted,
         results=tuple(sorted(results, key=lambda r: order.get(r.key, len(order)))),
+        summary=finish.summary,
     )
 
 
 class _Stop:
     interrupted = False
+    output_error: str | None = None
 
 
 async def _watch_signals(scope: anyio.CancelScope, stop: _Stop) -> None:

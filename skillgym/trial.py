@@ -20,6 +20,7 @@ from .prompts import build_prompt
 from .providers.base import Provider, ProviderRequest, ProviderResult
 from .providers.cassette import cassette_candidates
 from .redact import redact_env, scrub
+from .report.tokens import TrialTokens, trial_tokens
 from .results import ErrorClass, Grade, Status, TrialPaths, TrialResult
 from .trace import Trace, with_total
 from .workspaces import EnvironmentSetupError, TrialLayout, cleanup, hermetic_env, layout_for, materialize
@@ -73,7 +74,7 @@ async def run_trial(
     started = clock()
     folder = trial_dir(settings, item)
     layout = layout_for(folder)
-    os.makedirs(folder, exist_ok=True)
+    _make_below(settings.run_dir, folder)
     condition = next(c for c in suite.conditions if c.id == item.condition)
     preset = next((p for p in suite.presets if p.id == case.workspace), None)
     trial_id = f"{settings.run_id}/{item.key}"  # unique across concurrent runs: cleanup kills by this tag
@@ -135,10 +136,16 @@ async def run_trial(
     trace = outcome.trace if outcome else None
     if trace is not None and trace.usage is not None:
         trace = msgspec.structs.replace(trace, usage=with_total(trace.usage))
+    model = (
+        (outcome.model if outcome and outcome.model else None)
+        or (trace.model if trace else None)
+        or item.model
+    )
     paths = _write_files(
         folder,
         trace,
         settings,
+        usage=_token_usage(trace, item, case, model),
         keep_workspace=keep and isolated,
         case=case,
         layout_workspace=layout.workspace,
@@ -152,9 +159,7 @@ async def run_trial(
         category=case.category,
         condition=item.condition,
         provider=item.provider,
-        model=(outcome.model if outcome and outcome.model else None)
-        or (trace.model if trace else None)
-        or item.model,
+        model=model,
         trial=item.trial,
         fingerprint=item.fingerprint,
         status=status,
@@ -251,6 +256,28 @@ async def _grade(
         raise _GraderError(f"grader crashed on case {case.id!r}: {type(exc).__name__}: {exc}") from exc
 
 
+def _make_below(root: str, folder: str) -> None:
+    """Create ``folder`` and its parents below ``root``, never ``root`` itself.
+
+    If the run directory was removed during the run this raises FileNotFoundError instead of quietly
+    building a new, half-empty one; the runner then stops with a clear error.
+    """
+    try:  # the common case: the parents exist already
+        os.mkdir(folder)
+        return
+    except FileExistsError:
+        return
+    except FileNotFoundError:
+        pass
+    path = root
+    for part in os.path.relpath(folder, root).split(os.sep):
+        path = os.path.join(path, part)
+        try:
+            os.mkdir(path)
+        except FileExistsError:
+            pass
+
+
 def _record_path(suite: Suite, item: WorkItem, provider: Provider) -> str:
     """--record: the trial's own cassette path in the suite, ready to commit and replay offline."""
     first, _ = cassette_candidates(
@@ -265,11 +292,29 @@ def _record_path(suite: Suite, item: WorkItem, provider: Provider) -> str:
     return str(first.resolve())
 
 
+def _token_usage(trace: Trace | None, item: WorkItem, case: Case, model: str | None) -> TrialTokens | None:
+    """token-usage.json: the usage with its provider, model, case fingerprint and budget (None: no usage)."""
+    if trace is None or trace.usage is None:
+        return None
+    return trial_tokens(
+        trace.usage,
+        provider=item.provider,
+        model=model,
+        lane=item.lane,
+        case_id=item.case_id,
+        condition=item.condition,
+        trial=item.trial,
+        fingerprint=item.fingerprint,
+        token_budget_percent=case.token_budget.max_regression_percent,
+    )
+
+
 def _write_files(
     folder: str,
     trace: Trace | None,
     s: TrialSettings,
     *,
+    usage: TrialTokens | None,
     keep_workspace: bool,
     case: Case,
     layout_workspace: str,
@@ -283,9 +328,9 @@ def _write_files(
     trace_path = os.path.join(folder, "trace.json")
     write_atomic(trace_path, scrub(_json.encode(trace or Trace()).decode(), s.secrets))
     usage_path = None
-    if trace is not None and trace.usage is not None:
+    if usage is not None:
         usage_path = os.path.join(folder, "token-usage.json")
-        write_atomic(usage_path, _json.encode(trace.usage).decode())
+        write_atomic(usage_path, _json.encode(usage).decode())
     streams: dict[str, str | None] = {}
     for name in ("stdout", "stderr"):
         path = os.path.join(folder, f"{name}.txt")

@@ -155,4 +155,5 @@ def write_cassette(path: Path, meta: CassetteMeta, lines: Iterable[bytes]) -> No
                 "stream split into lines"
             )
         body.append(line)
+    path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, b"\n".join(body) + b"\n")

@@ -6,6 +6,7 @@ fresh workspace, so verifiers judge real effects rather than a transcript.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -90,9 +91,14 @@ class ReplayProvider:
 
     async def detect(self) -> Detection:
         try:
-            _provider, model = self.resolve_source()
+            provider, model = self.resolve_source()
         except UsageError as exc:
             return Detection(provider=self.name, available=False, problem=str(exc))
+        # A damaged cassette is bad suite input: say so once, before the matrix, naming file and line,
+        # rather than as a failed trial per case.
+        problem = await anyio.to_thread.run_sync(_first_damaged, self._root / provider / model)
+        if problem is not None:
+            return Detection(provider=self.name, available=False, problem=problem)
         return Detection(provider=self.name, available=True, default_model=model)
 
     async def invoke(self, request: ProviderRequest) -> ProviderResult:
@@ -170,6 +176,18 @@ def _split_source(source: str) -> tuple[str, str]:
             "recorded in (for example 'claude/claude-sonnet-4-5')"
         )
     return provider, model
+
+
+def _first_damaged(folder: Path) -> str | None:
+    """The first cassette under ``folder`` that does not parse, as ``file:line: problem``, or None."""
+    for path in sorted(folder.rglob("*.jsonl")):
+        try:
+            _load(path, Path(os.devnull))
+        except CassetteError as exc:
+            return str(exc)
+        except OSError as exc:
+            return f"{path}: cannot read the cassette ({exc})"
+    return None
 
 
 def _load(path: Path, stdout_path: Path) -> tuple[CassetteMeta, Trace]:

@@ -1,0 +1,132 @@
+"""Faults: what survives a broken agent, a huge or garbage stream, and an output dir that goes away."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.conftest import REPO, run_cli
+
+SuiteDir = Callable[[dict[str, str]], Path]
+
+SUITE = {
+    "cases.py": """
+        from skillgym import prompt_case
+
+        for i in range(4):
+            with prompt_case(f"case-{i}") as c:
+                c.category("trigger")
+                c.prompt(f"question {i}")
+                c.expect_skill(None)
+                c.budget(timeout_s=60)
+                with c.step("waits") as s:
+                    s.must_mention("wait")
+    """,
+}
+
+
+def _agent(tmp_path: Path, body: str) -> str:
+    script = tmp_path / "agent.py"
+    script.write_text("import json, os, sys, time\nsys.stdin.read()\n" + body)
+    return f"{sys.executable} {script}"
+
+
+def _result(root: Path, case: str = "case-0") -> dict[str, object]:
+    (run_dir,) = (root.parent / "runs").iterdir()
+    data: dict[str, object] = json.loads(
+        (run_dir / f"trials/prompt/{case}/none/command/trial-1/result.json").read_text()
+    )
+    return data
+
+
+def test_garbage_output_is_a_provider_error_naming_the_line(suite_dir: SuiteDir, tmp_path: Path) -> None:
+    root = suite_dir(SUITE)
+    agent = _agent(tmp_path, "print('{\"type\": \"message\", \"role\": \"assistant\", \"text\": \"hi\"}')\n"
+                             "print('Segmentation fault (core dumped) <<garbage>>')\n")
+    proc = run_cli("run", "--suite", str(root), "--case", "case-0", "--provider", "command",
+                   "--agent-command", agent, cwd=root.parent)
+    assert proc.returncode == 1
+    result = _result(root)
+    assert result["error_class"] == "provider-error"
+    assert "unparseable agent output" in str(result["error_message"])
+    assert "line 2" in str(result["error_message"])
+
+
+def test_crash_mid_stream_keeps_what_was_said(suite_dir: SuiteDir, tmp_path: Path) -> None:
+    root = suite_dir(SUITE)
+    agent = _agent(tmp_path, "print(json.dumps({'type': 'message', 'role': 'assistant', 'text': 'I would wait'}),"
+                             " flush=True)\nimport signal\nos.kill(os.getpid(), signal.SIGSEGV)\n")
+    proc = run_cli("run", "--suite", str(root), "--case", "case-0", "--provider", "command",
+                   "--agent-command", agent, cwd=root.parent)
+    assert proc.returncode == 1
+    result = _result(root)
+    assert result["status"] == "errored"
+    assert "signal 11" in str(result["error_message"])
+    (run_dir,) = (root.parent / "runs").iterdir()
+    trace = json.loads((run_dir / "trials/prompt/case-0/none/command/trial-1/trace.json").read_text())
+    assert trace["messages"][0]["text"] == "I would wait"
+
+
+def test_a_100_mb_stream_is_capped_with_bounded_memory(suite_dir: SuiteDir, tmp_path: Path) -> None:
+    root = suite_dir(SUITE)
+    agent = _agent(tmp_path, "chunk = ('x' * 1023 + '\\n') * 1024\nfor _ in range(100):\n"
+                             "    sys.stdout.write(chunk)\nsys.stdout.flush()\n")
+    code = (
+        "import resource, subprocess, sys\n"
+        "rc = subprocess.run(sys.argv[1:]).returncode\n"
+        "print(rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    out = subprocess.run(
+        [sys.executable, "-c", code, sys.executable, "-m", "skillgym", "run", "--suite", str(root), "--case",
+         "case-0", "--provider", "command", "--agent-command", agent],
+        cwd=root.parent, env=env, capture_output=True, text=True, timeout=300, check=True,
+    )
+    rc, peak_mb = (int(x) for x in out.stdout.split()[-2:])
+    assert rc == 1
+    assert peak_mb < 250, f"peak RSS {peak_mb} MB: output was not streamed with bounded memory"
+    result = _result(root)
+    assert result["error_class"] == "provider-error"
+    assert "more than the" in str(result["error_message"])  # the truncation is noted
+    (run_dir,) = (root.parent / "runs").iterdir()
+    stored = (run_dir / "trials/prompt/case-0/none/command/trial-1/stdout.txt").stat().st_size
+    assert 0 < stored <= 64 * 1024 * 1024
+
+
+def test_an_output_path_that_cannot_be_created_is_exit_2(suite_dir: SuiteDir, tmp_path: Path) -> None:
+    root = suite_dir(SUITE)
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("a file where the output folder should go")
+    proc = run_cli("run", "--suite", str(root), "--provider", "stub", "--output", str(blocker / "runs"),
+                   cwd=root.parent)
+    assert proc.returncode == 2
+    assert "cannot create the run directory" in proc.stderr and "--output" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert blocker.read_text() == "a file where the output folder should go"
+
+
+def test_an_output_dir_removed_mid_run_stops_with_exit_2(suite_dir: SuiteDir, tmp_path: Path) -> None:
+    root = suite_dir(SUITE)
+    agent = _agent(tmp_path, "time.sleep(0.5)\nprint(json.dumps({'type': 'result', 'text': 'I would wait'}))\n")
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    child = subprocess.Popen(
+        [sys.executable, "-m", "skillgym", "run", "--suite", str(root), "--provider", "command",
+         "--agent-command", agent, "--concurrency", "1"],
+        cwd=root.parent, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not list((root.parent / "runs").glob("*/trials/*/*/*/*/*/result.json")):
+        time.sleep(0.05)
+    (run_dir,) = (root.parent / "runs").iterdir()
+    shutil.rmtree(run_dir)
+    out, err = child.communicate(timeout=60)
+    assert child.returncode == 2, (out, err)
+    assert "the run directory stopped being writable" in err and "--output" in err
+    assert "Traceback" not in err
+    assert not run_dir.exists(), "the run must not quietly recreate a half-empty run directory"
