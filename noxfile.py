@@ -28,9 +28,16 @@ def typecheck(session: nox.Session) -> None:
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """The whole test suite; extra arguments go to pytest."""
+    """The test suite without the integration tests; extra arguments go to pytest."""
     session.install("-e", ".[test]")
-    session.run("pytest", *session.posargs)
+    session.run("pytest", "-m", "not integration", *session.posargs)
+
+
+@nox.session
+def integration(session: nox.Session) -> None:
+    """Tests against real programs: pinned Claude Code and Codex CLIs (installed from npm), tmux."""
+    session.install("-e", ".[test]")
+    session.run("pytest", "-m", "integration", *session.posargs)
 
 
 @nox.session
@@ -38,6 +45,16 @@ def bench(session: nox.Session) -> None:
     """Performance benchmarks: print figures, assert nothing about time."""
     session.install("-e", ".")
     session.run("python", "benchmarks/run.py", *session.posargs)
+
+
+@nox.session
+def snapshots(session: nox.Session) -> None:
+    """Accept (-- --update) or check (-- --check) token snapshots from the latest run; no agent is called.
+
+    With no run yet, the suite runs first with the default provider (offline replay).
+    """
+    session.install("-e", ".")
+    session.run("skillgym", "snapshots", "--run-if-missing", *session.posargs)
 
 
 def _run(session: nox.Session, *selection: str) -> None:

@@ -20,6 +20,14 @@ from .loader import load_suite
 from .model import LANES, WorkspacePreset
 from .plan import Plan, build_plan
 from .redact import redact_env, secret_values
+from .snapshots.commands import (
+    add_run_flags,
+    add_snapshots_parser,
+    after_run,
+    preflight_run,
+    snapshot_options,
+    snapshots_command,
+)
 
 if TYPE_CHECKING:
     from .runner import RunOutcome
@@ -27,7 +35,7 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 DEFAULT_CONCURRENCY = 4
 # Mirrors providers.PROVIDER_NAMES (a test keeps them equal) without importing the engine for `list`.
-PROVIDERS = ("replay", "stub", "command")
+PROVIDERS = ("replay", "stub", "command", "claude", "codex")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -94,8 +102,10 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--resume", type=Path, metavar="RUN_DIR", help="continue an interrupted run")
     run.add_argument("--dry-run", action="store_true", help="print the plan; invoke and write nothing")
     run.add_argument("--json", action="store_true", help="machine-readable output")
+    add_run_flags(run)
     report = sub.add_parser("report", help="rebuild report.json and report.md from a run's events.jsonl")
     report.add_argument("run_dir", type=Path, metavar="RUN_DIR")
+    add_snapshots_parser(sub)
     return parser
 
 
@@ -108,6 +118,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _list(args, out)
         if args.command == "report":
             return _report(args, out)
+        if args.command == "snapshots":
+            return snapshots_command(args, out, err)
         return _run(args, out)
     except SkillgymError as exc:
         err.print(f"skillgym: error: {exc}", markup=False)
@@ -181,6 +193,7 @@ def _conflicts_with_resume(args: argparse.Namespace, parser_defaults: dict[str, 
 
 def _run(args: argparse.Namespace, out: Console) -> int:
     reporters = list(dict.fromkeys([*args.reporter, *(["console"] if args.progress else [])]))
+    snapshots = snapshot_options(args)  # flag mistakes are errors before anything runs
     if args.resume is not None:
         return _resume(args, out, reporters)
     suite = load_suite(args.suite)
@@ -203,6 +216,7 @@ def _run(args: argparse.Namespace, out: Console) -> int:
 
     if args.concurrency < 1:
         raise UsageError(f"--concurrency must be at least 1, got {args.concurrency}")
+    preflight_run(snapshots, plan.providers)  # a broken snapshot file stops the run before any token
     baseline = load_report(args.compare_baseline) if args.compare_baseline else None
     options = RunOptions(
         output=str(args.output),
@@ -215,6 +229,7 @@ def _run(args: argparse.Namespace, out: Console) -> int:
         argv=tuple(sys.argv),
         run_id=new_run_id(),
         secrets=secret_values(os.environ),
+        snapshots=snapshots,
     )
     run_dir = Path(options.output) / str(options.run_id)
     # Reporter flags are checked before anything runs or is written.
@@ -231,7 +246,7 @@ def _run(args: argparse.Namespace, out: Console) -> int:
         baseline=baseline,
     )
     _closing_lines(outcome, reporters, out)
-    return outcome.exit_code
+    return after_run(outcome.summary, out, outcome.exit_code)
 
 
 def _closing_lines(outcome: RunOutcome, reporters: Sequence[str], out: Console) -> None:

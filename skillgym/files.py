@@ -8,6 +8,15 @@ import tempfile
 from pathlib import Path
 
 
+def _file_mode() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+_FILE_MODE = _file_mode()
+
+
 def write_atomic(path: str | Path, data: str | bytes) -> None:
     """Replace ``path`` with ``data`` atomically (readers see the old or the new file, never a mix).
 
@@ -19,6 +28,7 @@ def write_atomic(path: str | Path, data: str | bytes) -> None:
     folder, name = os.path.split(os.fspath(path))
     fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder or ".")
     try:
+        os.fchmod(fd, _FILE_MODE)  # mkstemp makes 0600; results are meant to be read like any file
         with os.fdopen(fd, "wb") as handle:
             handle.write(payload)
         os.replace(tmp, path)

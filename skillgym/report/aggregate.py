@@ -9,6 +9,7 @@ from typing import TypeAlias
 from ..events import Counts, RunStart
 from ..model import LANES, Data, Lane
 from ..results import TrialResult
+from ..snapshots.model import SnapshotCheck
 from ..stats import (
     Comparison,
     Interval,
@@ -20,6 +21,7 @@ from ..stats import (
     pass_hat_k,
     wilson_interval,
 )
+from .tokens import TokenReport, build_token_report
 
 REPORT_SCHEMA = 1
 GroupKey: TypeAlias = tuple[str, str, str, str]  # lane, case, condition, provider
@@ -123,6 +125,8 @@ class Report(Data, frozen=True, kw_only=True):
     completeness: dict[str, float]
     failures: tuple[Failure, ...]
     baseline: BaselineSummary | None = None
+    tokens: TokenReport | None = None  # absent when no trial reported usage
+    snapshots: SnapshotCheck | None = None  # from run.finish, when the run checked token snapshots
 
 
 def _score(result: TrialResult) -> float:
@@ -318,4 +322,5 @@ def build_report(start: RunStart, results: Sequence[TrialResult], *, interrupted
         anti_patterns=_anti_patterns(ordered),
         completeness=_completeness(ordered),
         failures=tuple(_failure(r) for r in ordered if r.status != "passed"),
+        tokens=build_token_report(ordered),
     )

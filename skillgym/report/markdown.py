@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from ..stats import Comparison, Interval
+from ..snapshots.model import SnapshotCheck
+from ..stats import Comparison, Interval, Summary
 from .aggregate import PairedComparison, Report
+from .tokens import TokenReport, TokenTotals
 
 
 def _pct(value: float | None) -> str:
@@ -79,6 +81,15 @@ def render_markdown(report: Report) -> str:
         out.append(
             f"- {cmp.name}, {comp.lane} lane ({comp.provider}): **{cmp.verdict}** over {cmp.n_pairs} case(s)."
         )
+    if report.tokens is not None:
+        t = report.tokens.totals
+        out.append(f"- Tokens: {_n(t.total)} in total over {t.trials} trial(s) that reported usage.")
+    if report.snapshots is not None and report.snapshots.regressions:
+        regressed = ", ".join(
+            f"`{r.label}` ({'new cost' if r.change_percent is None else f'{r.change_percent:+.0f}%'})"
+            for r in report.snapshots.regressions
+        )
+        out.append(f"- **Token regressions** against the snapshots: {regressed}.")
     out += [f"- Skill content hash `{report.skill_hash[:12]}`.", ""]
 
     out += ["## Condition comparison", ""]
@@ -215,4 +226,109 @@ def render_markdown(report: Report) -> str:
         out += _table(["dogfood item", "mean"], [[k, f"{v:.2f}"] for k, v in report.completeness.items()])
     else:
         out += ["No dogfood trials were graded.", ""]
+    if report.tokens is not None:
+        out += _token_section(report.tokens)
+    if report.snapshots is not None:
+        out += _snapshot_section(report.snapshots)
     return "\n".join(out).rstrip() + "\n"
+
+
+def _n(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.1f}"
+
+
+def _per_trial(s: Summary | None) -> str:
+    return "-" if s is None else f"{_n(s.median)} ({_n(s.low)}-{_n(s.high)})"
+
+
+def _totals_row(label: str, t: TokenTotals) -> list[str]:
+    counts = (t.input, t.output, t.cache_read, t.cache_write, t.reasoning, t.total)
+    return [label, str(t.trials), str(t.missing), *(_n(c) for c in counts)]
+
+
+def _token_section(tokens: TokenReport) -> list[str]:
+    out = [
+        "## Token usage",
+        "",
+        "As the providers reported it: a trial without usage is counted as missing, never estimated.",
+        "Per trial: median (min-max); cached is cache read plus cache write.",
+        "",
+    ]
+    head = [
+        "",
+        "trials",
+        "without usage",
+        "input",
+        "output",
+        "cache read",
+        "cache write",
+        "reasoning",
+        "total",
+    ]
+    out += _table(
+        head,
+        [_totals_row("**all**", tokens.totals)]
+        + [_totals_row(lane.lane, lane.totals) for lane in tokens.lanes],
+    )
+    out += _table(
+        ["lane", "case", "condition", "provider", "model", "trials", "input", "output", "cached", "total"],
+        [
+            [
+                r.lane,
+                r.case_id,
+                r.condition,
+                r.provider,
+                r.model,
+                str(r.trials) + (f" (+{r.missing} without usage)" if r.missing else ""),
+                _per_trial(r.input),
+                _per_trial(r.output),
+                _per_trial(r.cached),
+                _per_trial(r.total),
+            ]
+            for r in tokens.rows
+        ],
+    )
+    return out
+
+
+def _snapshot_section(check: SnapshotCheck) -> list[str]:
+    counts = ", ".join(f"{n} {status}" for status, n in check.counts.items()) or "nothing measured"
+    out = [
+        "## Token snapshots",
+        "",
+        f"Median total tokens per trial against `{check.directory}` (threshold {check.threshold_percent:g}%; "
+        f"a case's own token budget wins): {counts}."
+        + (" Enforced: a regression fails the run." if check.enforce else ""),
+        "",
+    ]
+    out += _table(
+        [
+            "status",
+            "lane",
+            "case",
+            "condition",
+            "provider/model",
+            "median total",
+            "snapshot",
+            "change",
+            "threshold",
+        ],
+        [
+            [
+                r.status,
+                r.lane,
+                r.case_id,
+                r.condition,
+                f"{r.provider}/{r.model}",
+                _n(r.current_total),
+                _n(r.snapshot_total),
+                "-" if r.change_percent is None else f"{r.change_percent:+.1f}%",
+                f"{r.threshold_percent:g}%",
+            ]
+            for r in check.rows
+        ],
+    )
+    out += [f"> {note}" for note in check.notes]
+    return out

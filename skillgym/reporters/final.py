@@ -10,6 +10,7 @@ from ..events import Event, RunFinish, RunStart, TrialFinish
 from ..files import write_atomic
 from ..report import Report, build_report, compare_to_baseline, render_markdown
 from ..results import TrialResult
+from ..snapshots.model import SnapshotCheck
 
 
 def write_report(run_dir: Path, report: Report) -> None:
@@ -51,4 +52,7 @@ def report_from(
     report = build_report(start, results, interrupted=finish is None or finish.interrupted)
     if baseline is not None:
         report = msgspec.structs.replace(report, baseline=compare_to_baseline(report, baseline))
+    if finish is not None and "snapshot_check" in finish.summary:
+        check = msgspec.convert(finish.summary["snapshot_check"], SnapshotCheck)
+        report = msgspec.structs.replace(report, snapshots=check)
     return report

@@ -1,0 +1,223 @@
+"""The token section of a run: grand total, per lane, and per case x condition x provider per-trial figures.
+
+Only what the providers reported is counted; a trial without usage is counted as missing, never estimated.
+Per-trial figures are medians with their spread (min, max, IQR), so runs with different ``--trials``
+compare fairly.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from typing import TypeAlias
+
+from ..model import LANES, Data, Lane
+from ..results import TrialResult
+from ..stats import Summary, summarize
+from ..trace import TokenUsage
+
+DEFAULT_MODEL = "default"  # the model name used when a provider reported none
+METRICS = ("input", "output", "cached", "total")
+RowKey: TypeAlias = tuple[str, str, str, str, str]  # lane, case, condition, provider, model
+
+
+class TokenTotals(Data, frozen=True, kw_only=True):
+    """Summed counts over trials that reported usage; a count no trial reported stays None."""
+
+    trials: int  # trials that reported usage
+    missing: int  # trials that did not
+    input: int | None = None
+    output: int | None = None
+    cache_read: int | None = None
+    cache_write: int | None = None
+    reasoning: int | None = None
+    total: int | None = None
+
+
+class LaneTokens(Data, frozen=True, kw_only=True):
+    lane: Lane
+    totals: TokenTotals
+
+
+class TokenRow(Data, frozen=True, kw_only=True):
+    """One case under one condition, provider and model: per-trial median and spread of each count.
+
+    ``cached`` is cache read plus cache write, so input + output + cached = total (reasoning is part of
+    output for both agent CLIs).
+    """
+
+    lane: Lane
+    case_id: str
+    condition: str
+    provider: str
+    model: str
+    fingerprint: str
+    trials: int  # trials that reported usage: the figures below are over these
+    missing: int
+    input: Summary | None = None
+    output: Summary | None = None
+    cached: Summary | None = None
+    total: Summary | None = None
+
+
+class TokenReport(Data, frozen=True, kw_only=True):
+    totals: TokenTotals
+    lanes: tuple[LaneTokens, ...]
+    rows: tuple[TokenRow, ...]
+
+
+def model_name(result: TrialResult) -> str:
+    """The model a result's tokens are filed under: what the provider reported, or ``default``."""
+    return result.model or DEFAULT_MODEL
+
+
+def has_usage(result: TrialResult) -> bool:
+    """A trial counts as reporting usage when its total is known (the trial computed it once)."""
+    return result.usage is not None and result.usage.total is not None
+
+
+def cached(usage: TokenUsage) -> int | None:
+    if usage.cache_read is None and usage.cache_write is None:
+        return None
+    return (usage.cache_read or 0) + (usage.cache_write or 0)
+
+
+def metric(usage: TokenUsage, name: str) -> int | None:
+    """One of ``METRICS`` from a trial's usage."""
+    if name == "cached":
+        return cached(usage)
+    value: int | None = getattr(usage, name)
+    return value
+
+
+def _sum(values: Iterable[int | None]) -> int | None:
+    known = [v for v in values if v is not None]
+    return sum(known) if known else None
+
+
+def totals(results: Sequence[TrialResult]) -> TokenTotals:
+    used = [r.usage for r in results if r.usage is not None and has_usage(r)]
+    return TokenTotals(
+        trials=len(used),
+        missing=len(results) - len(used),
+        input=_sum(u.input for u in used),
+        output=_sum(u.output for u in used),
+        cache_read=_sum(u.cache_read for u in used),
+        cache_write=_sum(u.cache_write for u in used),
+        reasoning=_sum(u.reasoning for u in used),
+        total=_sum(u.total for u in used),
+    )
+
+
+def _figure(usages: Sequence[TokenUsage], name: str) -> Summary | None:
+    values = [v for u in usages if (v := metric(u, name)) is not None]
+    return summarize(values)
+
+
+def token_row(results: Sequence[TrialResult]) -> TokenRow:
+    """The row of one group of trials (same lane, case, condition, provider and model)."""
+    first = results[0]
+    used = [r.usage for r in results if r.usage is not None and has_usage(r)]
+    return TokenRow(
+        lane=first.lane,
+        case_id=first.case_id,
+        condition=first.condition,
+        provider=first.provider,
+        model=model_name(first),
+        fingerprint=first.fingerprint,
+        trials=len(used),
+        missing=len(results) - len(used),
+        input=_figure(used, "input"),
+        output=_figure(used, "output"),
+        cached=_figure(used, "cached"),
+        total=_figure(used, "total"),
+    )
+
+
+def row_key(result: TrialResult) -> RowKey:
+    return (result.lane, result.case_id, result.condition, result.provider, model_name(result))
+
+
+def group_rows(results: Iterable[TrialResult]) -> dict[RowKey, list[TrialResult]]:
+    """Trials grouped per (lane, case, condition, provider, model), in a stable order."""
+    groups: dict[RowKey, list[TrialResult]] = defaultdict(list)
+    for r in results:
+        groups[row_key(r)].append(r)
+    ordered = sorted(groups, key=lambda k: (LANES.index(k[0]), *k[1:]))
+    return {k: sorted(groups[k], key=lambda r: r.trial) for k in ordered}
+
+
+def token_rows(results: Iterable[TrialResult]) -> tuple[TokenRow, ...]:
+    """One row per (lane, case, condition, provider, model), trials without usage included as missing."""
+    return tuple(token_row(trials) for trials in group_rows(results).values())
+
+
+def build_token_report(results: Sequence[TrialResult]) -> TokenReport | None:
+    """The token section, or None when no trial reported usage."""
+    if not any(has_usage(r) for r in results):
+        return None
+    lanes = [lane for lane in LANES if any(r.lane == lane for r in results)]
+    return TokenReport(
+        totals=totals(results),
+        lanes=tuple(
+            LaneTokens(lane=lane, totals=totals([r for r in results if r.lane == lane])) for lane in lanes
+        ),
+        rows=token_rows(results),
+    )
+
+
+TOKEN_USAGE_SCHEMA = 1
+
+
+class TrialTokens(Data, frozen=True, kw_only=True):
+    """What a trial's ``token-usage.json`` holds: its reported usage and what identifies it.
+
+    Counts the provider did not report are null, never estimated; ``total`` was computed once in the
+    trial when the CLI printed none. ``token_budget_percent`` is the case's own regression threshold.
+    """
+
+    schema: int = TOKEN_USAGE_SCHEMA
+    input: int | None = None
+    output: int | None = None
+    cache_read: int | None = None
+    cache_write: int | None = None
+    reasoning: int | None = None
+    total: int | None = None
+    provider: str
+    model: str | None
+    lane: Lane
+    case_id: str
+    condition: str
+    trial: int
+    fingerprint: str
+    token_budget_percent: float | None = None
+
+
+def trial_tokens(
+    usage: TokenUsage,
+    *,
+    provider: str,
+    model: str | None,
+    lane: Lane,
+    case_id: str,
+    condition: str,
+    trial: int,
+    fingerprint: str,
+    token_budget_percent: float | None,
+) -> TrialTokens:
+    return TrialTokens(
+        input=usage.input,
+        output=usage.output,
+        cache_read=usage.cache_read,
+        cache_write=usage.cache_write,
+        reasoning=usage.reasoning,
+        total=usage.total,
+        provider=provider,
+        model=model,
+        lane=lane,
+        case_id=case_id,
+        condition=condition,
+        trial=trial,
+        fingerprint=fingerprint,
+        token_budget_percent=token_budget_percent,
+    )
