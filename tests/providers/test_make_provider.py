@@ -30,7 +30,7 @@ def test_known_names_build_their_provider(suite_root: Path) -> None:
     assert command.argv == ("python3", "agent.py", "--fast")
     assert (stub.name, replay.name, command.name) == ("stub", "replay", "command")
     assert replay.skill_dirs == (".claude/skills", ".agents/skills")
-    assert set(PROVIDER_NAMES) == {"stub", "replay", "command"}
+    assert set(PROVIDER_NAMES) == {"stub", "replay", "command", "claude", "codex"}
 
 
 def test_command_provider_needs_a_command(suite_root: Path) -> None:

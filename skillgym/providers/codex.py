@@ -1,0 +1,223 @@
+"""The Codex provider: ``codex exec --json`` headless in the trial workspace, its events parsed live.
+
+Each trial's ``CODEX_HOME/config.toml`` (inside the trial's private home) is written here: a custom
+model provider on the Responses API that reads its key from ``OPENAI_API_KEY`` (so no key is ever written
+to disk), bounded retries, and every startup lookup off (update check, analytics, plugins).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from typing import Any, Final
+
+import msgspec
+import tomli_w
+
+from ..files import write_atomic
+from ..results import ErrorClass
+from .base import Detection, ProviderRequest, ProviderResult
+from .claude import (
+    AgentStopped,
+    CliRun,
+    cli_failure,
+    detect_cli,
+    exit_how,
+    prompt_needs_stdin,
+    record_stream,
+    run_cli,
+    stderr_tail,
+    stream_warnings,
+)
+from .codex_stream import CODEX_FORMAT, CodexRun, CodexStreamParser
+
+CODEX_ENV_VAR: Final = "SKILLGYM_CODEX"
+CODEX_BASE_URL_VAR: Final = "SKILLGYM_CODEX_BASE_URL"
+CODEX_INSTALL: Final = "npm install -g @openai/codex"
+CODEX_KEY_VAR: Final = "OPENAI_API_KEY"
+DEFAULT_BASE_URL: Final = "https://api.openai.com/v1"
+# The model provider id in config.toml; a custom one, because the built-in `openai` provider wants a
+# `codex login` session that the trial's private home does not have.
+PROVIDER_ID: Final = "skillgym"
+# Enough to ride out a blip, few enough that a dead endpoint fails the trial instead of its budget.
+MAX_RETRIES: Final = 2
+
+
+class CodexProvider:
+    """Runs Codex headless with approvals off and full access inside the trial's workspace.
+
+    ``base_url`` (else ``SKILLGYM_CODEX_BASE_URL``, else the trial's ``OPENAI_BASE_URL``, else OpenAI's
+    own endpoint) is where the Responses API is served.
+    """
+
+    name: str = "codex"
+    skill_dirs: tuple[str, ...] = (".agents/skills",)
+    runs_agent: bool = True
+    passthrough_env: tuple[str, ...] = (CODEX_KEY_VAR, "OPENAI_BASE_URL")
+
+    def __init__(self, executable: str | None = None, base_url: str | None = None) -> None:
+        self.executable = executable or os.environ.get(CODEX_ENV_VAR) or "codex"
+        self.base_url = base_url or os.environ.get(CODEX_BASE_URL_VAR) or None
+        self._resolved: str | None = None
+
+    async def detect(self) -> Detection:
+        found = await detect_cli(
+            self.executable, provider=self.name, env_var=CODEX_ENV_VAR, install=CODEX_INSTALL
+        )
+        if isinstance(found, str):
+            return Detection(provider=self.name, available=False, problem=found)
+        if not os.environ.get(CODEX_KEY_VAR):
+            return Detection(
+                provider=self.name,
+                available=False,
+                version=found.version,
+                problem=(
+                    f"no credentials for codex: set {CODEX_KEY_VAR} (trials run in a private home, so a "
+                    "`codex login` session is not used)"
+                ),
+            )
+        self._resolved = found.path
+        return Detection(provider=self.name, available=True, version=found.version)
+
+    async def invoke(self, request: ProviderRequest) -> ProviderResult:
+        started = time.time()
+        home = request.env.get("CODEX_HOME")
+        if not home:
+            return _setup_failed("the trial env has no CODEX_HOME; codex would read the user's own config")
+        base_url = self.base_url or request.env.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+        try:
+            write_codex_config(home, base_url=base_url)
+        except OSError as exc:
+            return _setup_failed(f"cannot write codex's config.toml into the trial home {home}: {exc}")
+        parser = CodexStreamParser()
+        limit = request.max_turns
+
+        def feed(line: bytes) -> None:
+            parser.feed(line)
+            # Codex has no turn limit of its own; stopping at the first tool call past the budget is the
+            # nearest equivalent of Claude's --max-turns.
+            if limit is not None and parser.tools_started > limit:
+                raise AgentStopped(
+                    f"codex reached the turn limit (max_turns {limit}): it started tool call "
+                    f"{parser.tools_started}, so skillgym stopped it; raise the case's max_turns budget if "
+                    "the task needs more"
+                )
+
+        argv, stdin = codex_argv(self._resolved or self.executable, request)
+        ran = await run_cli(argv, request, feed, env=dict(request.env), stdin=stdin)
+        run = parser.run()
+        # The stream never names the model; the replay of a cassette takes it from the header the same way.
+        trace = msgspec.structs.replace(parser.trace(), model=request.model)
+        failure = _classify(ran, run, request)
+        cassette = None
+        if request.record_path is not None:
+            record_stream(request, provider=self.name, fmt=CODEX_FORMAT, started=started, failure=failure)
+            cassette = request.record_path
+        warnings = (*(f"codex: {w}" for w in run.warnings), *stream_warnings(ran, request))
+        exit_code = ran.process.exit_code if ran.process else None
+        if failure is not None:
+            return ProviderResult(
+                ok=False,
+                trace=trace,
+                model=request.model,
+                exit_code=exit_code,
+                error_class=failure[0],
+                error_message=failure[1],
+                cassette=cassette,
+                warnings=warnings,
+            )
+        return ProviderResult(
+            ok=True,
+            trace=trace,
+            model=request.model,
+            exit_code=exit_code,
+            cassette=cassette,
+            warnings=warnings,
+        )
+
+
+def _setup_failed(message: str) -> ProviderResult:
+    return ProviderResult(
+        ok=False, trace=CodexStreamParser().trace(), error_class="environment-error", error_message=message
+    )
+
+
+def codex_argv(executable: str, request: ProviderRequest) -> tuple[list[str], bytes | None]:
+    """The argv for one trial and the bytes to send on stdin (the prompt, when argv cannot carry it)."""
+    on_stdin = prompt_needs_stdin(request.prompt)
+    argv = [executable, "exec", "--json", "--skip-git-repo-check", "--color", "never"]
+    if request.model:
+        argv += ["-m", request.model]
+    argv += ["-C", request.workspace, "-" if on_stdin else request.prompt]
+    return argv, request.prompt.encode("utf-8") if on_stdin else None
+
+
+def codex_config(*, base_url: str) -> dict[str, Any]:
+    """The trial's config.toml as data: no secret in it, only the name of the variable holding the key."""
+    return {
+        "model_provider": PROVIDER_ID,
+        # The trial directory is the sandbox: the agent must reach its TMUX_TMPDIR and fixture logs,
+        # which sit beside the workspace, so Codex's own sandbox (workspace writes only) would break it.
+        "approval_policy": "never",
+        "sandbox_mode": "danger-full-access",
+        "check_for_update_on_startup": False,
+        "analytics": {"enabled": False},
+        "features": {"plugins": False},
+        "model_providers": {
+            PROVIDER_ID: {
+                "name": PROVIDER_ID,
+                "base_url": base_url,
+                "env_key": CODEX_KEY_VAR,
+                "wire_api": "responses",
+                "request_max_retries": MAX_RETRIES,
+                "stream_max_retries": MAX_RETRIES,
+            }
+        },
+    }
+
+
+def write_codex_config(codex_home: str, *, base_url: str) -> str:
+    """Write ``config.toml`` into the trial's ``CODEX_HOME`` and return its path."""
+    path = os.path.join(codex_home, "config.toml")
+    os.makedirs(codex_home, exist_ok=True)
+    write_atomic(path, tomli_w.dumps(codex_config(base_url=base_url)))
+    return path
+
+
+_STATUS = re.compile(r"\bstatus (\d{3})\b|\bHTTP (\d{3})\b")
+_UNKNOWN_MODEL = re.compile(
+    r"model[^\n]{0,80}\b(does not exist|not found|not supported|unknown|unsupported)|model_not_found", re.I
+)
+_AUTH = re.compile(r"unauthori[sz]ed|incorrect api key|invalid api key|invalid_api_key|forbidden", re.I)
+
+
+def _classify(ran: CliRun, run: CodexRun, request: ProviderRequest) -> tuple[ErrorClass, str] | None:
+    common = cli_failure(ran, request, cli="codex")
+    if common is not None:
+        return common
+    process = ran.process
+    assert process is not None
+    if run.errors:
+        return "provider-error", _error_message(run.errors[-1], request)
+    if process.exit_code != 0:
+        return "provider-error", f"codex {exit_how(process)}: {stderr_tail(request)}"
+    if run.turns_completed == 0:
+        return (
+            "provider-error",
+            f"codex exited 0 without completing a turn; see {request.stdout_path} and {request.stderr_path}",
+        )
+    return None
+
+
+def _error_message(message: str, request: ProviderRequest) -> str:
+    text = message[:400]
+    found = _STATUS.search(message)
+    status = int(found[1] or found[2]) if found else None
+    if _UNKNOWN_MODEL.search(message):
+        return f"unknown model {request.model or 'default'!r}: {text}; pass one the endpoint serves"
+    if status in (401, 403) or _AUTH.search(message):
+        return f"codex could not authenticate: {text}; check {CODEX_KEY_VAR}"
+    if status is not None:
+        return f"codex's API request failed with HTTP {status}: {text}"
+    return f"codex turn failed: {text}"

@@ -1,0 +1,198 @@
+"""Codex itself (the pinned npm release), headless through `skillgym run`, against a scripted server."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from .model_server import Fail, ModelServer, Say, Shell, Usage
+from .support import OPENAI_KEY, agent_env, leaked, only_trial, run, write_integration_suite
+
+pytestmark = pytest.mark.integration
+
+MODEL = "gpt-scripted"
+READ_SKILL = "cat .agents/skills/greeter/SKILL.md"
+
+
+@pytest.fixture
+def env(codex_cli: Path, model_server: ModelServer) -> dict[str, str]:
+    return agent_env(
+        SKILLGYM_CODEX=str(codex_cli),
+        SKILLGYM_CODEX_BASE_URL=f"{model_server.url}/v1",
+        OPENAI_API_KEY=OPENAI_KEY,
+    )
+
+
+def _run(tmp_path: Path, env: dict[str, str], case: str, condition: str = "none", *more: str) -> Path:
+    suite = write_integration_suite(tmp_path)
+    output = tmp_path / "runs"
+    done = run(
+        suite, output, env, provider="codex", case=case, condition=condition, more=("--model", MODEL, *more)
+    )
+    assert done.returncode in (0, 1), done.stderr
+    return output
+
+
+def _developer_text(body: dict[str, object]) -> str:
+    items = body.get("input")
+    assert isinstance(items, list)
+    return json.dumps([i for i in items if isinstance(i, dict) and i.get("role") == "developer"])
+
+
+def test_a_plain_answer_passes_with_the_cli_s_own_trace(
+    tmp_path: Path, env: dict[str, str], model_server: ModelServer
+) -> None:
+    model_server.script([Say(text="Hello, team!")])
+    result, trace, _ = only_trial(_run(tmp_path, env, "plain"))
+    assert result["status"] == "passed", result
+    assert trace["final_text"] == "Hello, team!"
+    assert trace["num_turns"] == 1 and trace["session_id"]
+    assert result["model"] == MODEL
+    # The CLI does not know the scripted model: a warning on the result, not a failure.
+    assert any("Model metadata" in w for w in result["warnings"])
+    (request,) = model_server.requests
+    assert request.path == "/v1/responses"
+    assert request.body["model"] == MODEL
+    assert "Say hello to the team" in json.dumps(request.body["input"])
+    assert request.headers.get("authorization") == f"Bearer {OPENAI_KEY}"
+
+
+def test_a_shell_call_really_runs_in_the_workspace_and_is_answered(
+    tmp_path: Path, env: dict[str, str], model_server: ModelServer
+) -> None:
+    model_server.script([Shell(command="echo hello > out.txt && cat out.txt"), Say(text="Wrote out.txt")])
+    output = _run(tmp_path, env, "make-file", "none", "--keep-workspaces")
+    result, trace, trial_dir = only_trial(output)
+    assert result["status"] == "passed", result
+    (call,) = trace["tool_calls"]
+    assert call["name"] == "shell"
+    assert call["command"] == "echo hello > out.txt && cat out.txt"  # unwrapped from `bash -lc '...'`
+    assert call["output"] == "hello\n" and call["exit_code"] == 0
+    assert "hello" in json.dumps(model_server.requests[1].body["input"][-1])
+    assert trace["final_text"] == "Wrote out.txt"
+    config = tomllib.loads((trial_dir / "home/.codex/config.toml").read_text())
+    provider = config["model_providers"][config["model_provider"]]
+    assert provider["base_url"] == f"{model_server.url}/v1"
+    assert provider["env_key"] == "OPENAI_API_KEY"
+    assert provider["wire_api"] == "responses"
+    assert leaked(OPENAI_KEY, output) == []
+
+
+def test_a_self_loaded_skill_is_found_at_its_native_path_and_absent_under_none(
+    tmp_path: Path, env: dict[str, str], model_server: ModelServer
+) -> None:
+    script = [Shell(command=READ_SKILL), Say(text="HELLO, new colleague!")]
+    model_server.script(script)
+    loaded, trace, trial_dir = only_trial(
+        _run(tmp_path / "self", env, "greet", "self-load", "--keep-workspaces")
+    )
+    assert (trial_dir / "workspace/.agents/skills/greeter/SKILL.md").is_file()
+    assert "greeter" in _developer_text(model_server.requests[0].body)  # listed to the model by the CLI
+    (evidence,) = [s for s in trace["skills"] if s["skill"] == "greeter"]
+    assert (evidence["source"], evidence["confidence"]) == ("read-skill-md", "high")
+    assert loaded["status"] == "passed", loaded
+    assert loaded["grade"]["selected_skills"] == ["greeter"]
+
+    model_server.script(script)
+    baseline, trace, trial_dir = only_trial(
+        _run(tmp_path / "none", env, "greet", "none", "--keep-workspaces")
+    )
+    assert not (trial_dir / "workspace/.agents/skills").exists()
+    assert "greeter" not in _developer_text(model_server.requests[0].body)
+    assert trace["tool_calls"][0]["exit_code"] != 0  # nothing to read there
+    assert [s for s in trace["skills"] if s["skill"] == "greeter"] == []
+    assert baseline["status"] == "failed"
+    assert baseline["grade"]["selected_skills"] == []
+
+
+def test_an_http_error_is_a_provider_error_not_a_failed_task(
+    tmp_path: Path, env: dict[str, str], model_server: ModelServer
+) -> None:
+    model_server.script([Fail(status=401, message="Incorrect API key provided")] * 3)
+    result, trace, _ = only_trial(_run(tmp_path, env, "plain"))
+    assert result["status"] == "errored"
+    assert result["error_class"] == "provider-error"
+    assert "codex could not authenticate" in result["error_message"]
+    assert "Incorrect API key provided" in result["error_message"]
+    assert trace["is_error"] is True
+    assert 1 <= len(model_server.requests) <= 3  # retries are bounded
+
+
+def test_an_unknown_model_is_named_as_such(
+    tmp_path: Path, env: dict[str, str], model_server: ModelServer
+) -> None:
+    model_server.script([Fail(status=400, message=f"The model `{MODEL}` does not exist")] * 3)
+    result, _, _ = only_trial(_run(tmp_path, env, "plain"))
+    assert result["error_class"] == "provider-error"
+    assert result["error_message"].startswith(f"unknown model '{MODEL}'")
+
+
+def test_token_usage_sums_the_turns_with_cached_input_split_out(
+    tmp_path: Path, env: dict[str, str], model_server: ModelServer
+) -> None:
+    model_server.script(
+        [
+            Shell(
+                command="echo hello > out.txt",
+                usage=Usage(input=1200, output=85, cache_read=300, reasoning=20),
+            ),
+            Say(text="Done", usage=Usage(input=1400, output=15, cache_read=1500, reasoning=5)),
+        ]
+    )
+    result, _, trial_dir = only_trial(_run(tmp_path, env, "make-file"))
+    assert result["status"] == "passed", result
+    expected = {
+        "input": 2600,
+        "output": 100,
+        "cache_read": 1800,
+        "cache_write": 0,
+        "reasoning": 25,
+        "total": 4500,
+    }
+    assert result["usage"] == expected
+    written = json.loads((trial_dir / "token-usage.json").read_text())
+    assert {key: written[key] for key in expected} == expected
+
+
+def test_the_turn_limit_stops_codex_as_a_provider_error(
+    tmp_path: Path, env: dict[str, str], model_server: ModelServer
+) -> None:
+    model_server.script([Shell(command="echo hello > out.txt"), Shell(command="cat out.txt"), Say(text="ok")])
+    result, trace, _ = only_trial(_run(tmp_path, env, "short-leash"))
+    assert result["status"] == "errored"
+    assert result["error_class"] == "provider-error"
+    assert "turn limit (max_turns 1)" in result["error_message"]
+    assert [c["command"] for c in trace["tool_calls"]][:1] == ["echo hello > out.txt"]
+
+
+def test_record_then_replay_gives_the_same_graded_result(
+    tmp_path: Path, env: dict[str, str], model_server: ModelServer
+) -> None:
+    model_server.script([Shell(command="echo hello > out.txt && cat out.txt"), Say(text="Wrote out.txt")])
+    suite = write_integration_suite(tmp_path)
+    live = run(
+        suite,
+        tmp_path / "live",
+        env,
+        provider="codex",
+        case="make-file",
+        condition="none",
+        more=("--model", MODEL, "--record"),
+    )
+    assert live.returncode == 0, live.stderr
+    recorded, recorded_trace, _ = only_trial(tmp_path / "live")
+    cassette = suite / "cassettes/codex" / MODEL / "execution/make-file/none/trial-1.jsonl"
+    assert json.loads(cassette.read_text().splitlines()[0])["format"] == "codex-json"
+    assert leaked(OPENAI_KEY, suite / "cassettes") == []
+
+    replay = run(suite, tmp_path / "replayed", env, provider="replay", case="make-file", condition="none")
+    assert replay.returncode == 0, replay.stderr
+    replayed, replayed_trace, _ = only_trial(tmp_path / "replayed")
+    assert replayed["status"] == recorded["status"] == "passed"
+    assert replayed["grade"] == recorded["grade"]
+    assert replayed["usage"] == recorded["usage"]
+    assert replayed_trace == recorded_trace  # the re-run command printed exactly what it printed live
+    assert len(model_server.requests) == 2
