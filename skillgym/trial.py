@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import time
@@ -272,10 +273,8 @@ def _make_below(root: str, folder: str) -> None:
     path = root
     for part in os.path.relpath(folder, root).split(os.sep):
         path = os.path.join(path, part)
-        try:
+        with contextlib.suppress(FileExistsError):
             os.mkdir(path)
-        except FileExistsError:
-            pass
 
 
 def _record_path(suite: Suite, item: WorkItem, provider: Provider) -> str:

@@ -58,96 +58,199 @@ LIST = ("list",)
 
 CORPUS: dict[str, Bad] = {
     # --- case definitions ---
-    "missing-category": Bad({"bad.py": prompt_case('c.prompt("p")\nc.expect_skill(None)')}, LIST,
-                            ("bad.py:3", "case 'bad'", "category")),
-    "missing-prompt-text": Bad({"bad.py": prompt_case('c.category("t")\nc.expect_skill(None)')}, LIST,
-                               ("bad.py:3", "prompt")),
-    "missing-expected-skill": Bad({"bad.py": prompt_case('c.category("t")\nc.prompt("p")')}, LIST,
-                                  ("bad.py:3", "expect_skill")),
-    "execution-without-verifier": Bad({"bad.py": execution_case('c.category("s")\nc.task("t")')}, LIST,
-                                      ("bad.py:3", "verifier")),
+    "missing-category": Bad(
+        {"bad.py": prompt_case('c.prompt("p")\nc.expect_skill(None)')},
+        LIST,
+        ("bad.py:3", "case 'bad'", "category"),
+    ),
+    "missing-prompt-text": Bad(
+        {"bad.py": prompt_case('c.category("t")\nc.expect_skill(None)')}, LIST, ("bad.py:3", "prompt")
+    ),
+    "missing-expected-skill": Bad(
+        {"bad.py": prompt_case('c.category("t")\nc.prompt("p")')}, LIST, ("bad.py:3", "expect_skill")
+    ),
+    "execution-without-verifier": Bad(
+        {"bad.py": execution_case('c.category("s")\nc.task("t")')}, LIST, ("bad.py:3", "verifier")
+    ),
     "dogfood-without-requirements": Bad(
-        {"bad.py": "from skillgym import dogfood_case\n\nwith dogfood_case('bad') as c:\n"
-                   "    c.category('qa')\n    c.task('t')\n"}, LIST, ("bad.py:3", "report")),
-    "invalid-regex": Bad({"bad.py": prompt_case(FULL_PROMPT + 'with c.step("s") as s:\n    s.must_mention("(")')},
-                         LIST, ("bad.py:8", "invalid regex '('")),
+        {
+            "bad.py": "from skillgym import dogfood_case\n\nwith dogfood_case('bad') as c:\n"
+            "    c.category('qa')\n    c.task('t')\n"
+        },
+        LIST,
+        ("bad.py:3", "report"),
+    ),
+    "invalid-regex": Bad(
+        {"bad.py": prompt_case(FULL_PROMPT + 'with c.step("s") as s:\n    s.must_mention("(")')},
+        LIST,
+        ("bad.py:8", "invalid regex '('"),
+    ),
     "requires-and-forbids-same": Bad(
-        {"bad.py": prompt_case(FULL_PROMPT + 'with c.step("s") as s:\n    s.must_mention("x")\n'
-                                             '    s.must_not_mention("x")')}, LIST, ("bad.py", "'s'", "forbid")),
+        {
+            "bad.py": prompt_case(
+                FULL_PROMPT + 'with c.step("s") as s:\n    s.must_mention("x")\n    s.must_not_mention("x")'
+            )
+        },
+        LIST,
+        ("bad.py", "'s'", "forbid"),
+    ),
     "depends-on-unknown-step": Bad(
-        {"bad.py": prompt_case(FULL_PROMPT + 'with c.step("s", depends_on=("nope",)) as s:\n'
-                                             '    s.must_mention("x")')}, LIST, ("bad.py", "'nope'")),
+        {
+            "bad.py": prompt_case(
+                FULL_PROMPT + 'with c.step("s", depends_on=("nope",)) as s:\n    s.must_mention("x")'
+            )
+        },
+        LIST,
+        ("bad.py", "'nope'"),
+    ),
     "dependency-cycle": Bad(
-        {"bad.py": prompt_case(FULL_PROMPT + 'with c.step("a", depends_on=("b",)) as s:\n    s.must_mention("x")\n'
-                                             'with c.step("b", depends_on=("a",)) as s:\n    s.must_mention("y")')},
-        LIST, ("bad.py", "cycle", "a -> b -> a")),
+        {
+            "bad.py": prompt_case(
+                FULL_PROMPT + 'with c.step("a", depends_on=("b",)) as s:\n    s.must_mention("x")\n'
+                'with c.step("b", depends_on=("a",)) as s:\n    s.must_mention("y")'
+            )
+        },
+        LIST,
+        ("bad.py", "cycle", "a -> b -> a"),
+    ),
     "empty-workflow": Bad(
-        {"bad.py": execution_case('c.category("s")\nc.task("t")\nwith c.workflow() as w:\n    pass\n'
-                                  'with c.assertions() as a:\n    a.file_exists("x")')}, LIST, ("bad.py:6", "workflow")),
+        {
+            "bad.py": execution_case(
+                'c.category("s")\nc.task("t")\nwith c.workflow() as w:\n    pass\n'
+                'with c.assertions() as a:\n    a.file_exists("x")'
+            )
+        },
+        LIST,
+        ("bad.py:6", "workflow"),
+    ),
     "unknown-preset": Bad(
-        {"bad.py": execution_case('c.category("s")\nc.task("t")\nc.workspace("nope")\n'
-                                  'with c.assertions() as a:\n    a.file_exists("x")')}, LIST,
-        ("bad.py:3", "unknown workspace preset 'nope'", "workspace_preset(")),
-    "unknown-condition": Bad({"bad.py": prompt_case(FULL_PROMPT + 'c.conditions("stail")')}, LIST,
-                             ("bad.py:3", "unknown condition 'stail'", "none, self-load, preloaded, stale")),
+        {
+            "bad.py": execution_case(
+                'c.category("s")\nc.task("t")\nc.workspace("nope")\n'
+                'with c.assertions() as a:\n    a.file_exists("x")'
+            )
+        },
+        LIST,
+        ("bad.py:3", "unknown workspace preset 'nope'", "workspace_preset("),
+    ),
+    "unknown-condition": Bad(
+        {"bad.py": prompt_case(FULL_PROMPT + 'c.conditions("stail")')},
+        LIST,
+        ("bad.py:3", "unknown condition 'stail'", "none, self-load, preloaded, stale"),
+    ),
     "unknown-fixture": Bad(
-        {"bad.py": execution_case('c.category("s")\nc.task("t")\nc.fixture("ghost")\n'
-                                  'with c.assertions() as a:\n    a.file_exists("x")')}, LIST,
-        ("bad.py", "unknown fixture 'ghost'", "fixtures/ghost.py")),
-    "undeclared-expected-skill": Bad({"bad.py": prompt_case('c.category("t")\nc.prompt("p")\nc.expect_skill("tmux")')},
-                                     LIST, ("bad.py:3", "expected skill 'tmux'", "demo")),
+        {
+            "bad.py": execution_case(
+                'c.category("s")\nc.task("t")\nc.fixture("ghost")\n'
+                'with c.assertions() as a:\n    a.file_exists("x")'
+            )
+        },
+        LIST,
+        ("bad.py", "unknown fixture 'ghost'", "fixtures/ghost.py"),
+    ),
+    "undeclared-expected-skill": Bad(
+        {"bad.py": prompt_case('c.category("t")\nc.prompt("p")\nc.expect_skill("tmux")')},
+        LIST,
+        ("bad.py:3", "expected skill 'tmux'", "demo"),
+    ),
     "assertions-in-prompt-lane": Bad(
-        {"bad.py": prompt_case(FULL_PROMPT + 'with c.assertions() as a:\n    a.file_exists("x")')}, LIST,
-        ("bad.py:7", "assertions", "execution")),
+        {"bad.py": prompt_case(FULL_PROMPT + 'with c.assertions() as a:\n    a.file_exists("x")')},
+        LIST,
+        ("bad.py:7", "assertions", "execution"),
+    ),
     "recorder-used-after-close": Bad(
-        {"bad.py": prompt_case(FULL_PROMPT + 'with c.step("s") as s:\n    s.must_mention("x")\n'
-                                             's.must_mention("y")')}, LIST, ("bad.py:9", "inside")),
-    "duplicate-case-id": Bad({"bad.py": prompt_case(FULL_PROMPT, case_id="ok")}, LIST,
-                             ("duplicate case id 'ok'", "ok.py:3", "bad.py:3")),
-    "invalid-case-id": Bad({"bad.py": prompt_case(FULL_PROMPT, case_id="Bad Id")}, LIST,
-                           ("bad.py:3", "'Bad Id'", "bad-id")),
+        {
+            "bad.py": prompt_case(
+                FULL_PROMPT + 'with c.step("s") as s:\n    s.must_mention("x")\ns.must_mention("y")'
+            )
+        },
+        LIST,
+        ("bad.py:9", "inside"),
+    ),
+    "duplicate-case-id": Bad(
+        {"bad.py": prompt_case(FULL_PROMPT, case_id="ok")},
+        LIST,
+        ("duplicate case id 'ok'", "ok.py:3", "bad.py:3"),
+    ),
+    "invalid-case-id": Bad(
+        {"bad.py": prompt_case(FULL_PROMPT, case_id="Bad Id")}, LIST, ("bad.py:3", "'Bad Id'", "bad-id")
+    ),
     "bundle-path-escapes": Bad(
-        {"bad.py": "from skillgym import dogfood_case\n\nwith dogfood_case('bad') as c:\n"
-                   "    c.category('qa')\n    c.task('t')\n    c.bundle_path('../outside')\n"}, LIST,
-        ("bad.py:6", "'../outside'")),
+        {
+            "bad.py": "from skillgym import dogfood_case\n\nwith dogfood_case('bad') as c:\n"
+            "    c.category('qa')\n    c.task('t')\n    c.bundle_path('../outside')\n"
+        },
+        LIST,
+        ("bad.py:6", "'../outside'"),
+    ),
     "template-escapes-suite": Bad(
-        {"suite2.py": "from skillgym import workspace_preset\n\nworkspace_preset('esc', template='../../etc')\n"},
-        LIST, ("suite2.py:3", "'../../etc'")),
+        {
+            "suite2.py": "from skillgym import workspace_preset\n\n"
+            "workspace_preset('esc', template='../../etc')\n"
+        },
+        LIST,
+        ("suite2.py:3", "'../../etc'"),
+    ),
     "bootstrap-as-shell-string": Bad(
-        {"suite2.py": "from skillgym import workspace_preset\n\nworkspace_preset('sh', bootstrap=['make all'])\n"},
-        LIST, ("suite2.py:3", "argv list")),
+        {
+            "suite2.py": "from skillgym import workspace_preset\n\n"
+            "workspace_preset('sh', bootstrap=['make all'])\n"
+        },
+        LIST,
+        ("suite2.py:3", "argv list"),
+    ),
     "custom-verifier-target": Bad(
-        {"bad.py": execution_case('c.category("s")\nc.task("t")\nwith c.assertions() as a:\n'
-                                  '    a.custom("not-a-target")')}, LIST, ("bad.py:7", "module:function")),
-    "file-raises-at-import": Bad({"bad.py": "x = 1\nraise RuntimeError('half-written helper')\n"}, LIST,
-                                 ("bad.py:2", "RuntimeError: half-written helper")),
+        {
+            "bad.py": execution_case(
+                'c.category("s")\nc.task("t")\nwith c.assertions() as a:\n    a.custom("not-a-target")'
+            )
+        },
+        LIST,
+        ("bad.py:7", "module:function"),
+    ),
+    "file-raises-at-import": Bad(
+        {"bad.py": "x = 1\nraise RuntimeError('half-written helper')\n"},
+        LIST,
+        ("bad.py:2", "RuntimeError: half-written helper"),
+    ),
     "syntax-error": Bad({"bad.py": "def broken(:\n"}, LIST, ("bad.py:1", "SyntaxError")),
     "missing-condition-material": Bad(
-        {"suite.py": BASE["suite.py"].replace('stale="stale.md"', 'stale="gone.md"')}, RUN,
-        ("gone.md",)),
+        {"suite.py": BASE["suite.py"].replace('stale="stale.md"', 'stale="gone.md"')}, RUN, ("gone.md",)
+    ),
     # --- cassettes ---
     "malformed-cassette": Bad(
         {"cassettes/rec/m1/prompt/ok/none.jsonl": '{"cassette": 1, "provider": "rec"\n'},
-        ("run",), ("cassettes/rec/m1/prompt/ok/none.jsonl:1",)),
+        ("run",),
+        ("cassettes/rec/m1/prompt/ok/none.jsonl:1",),
+    ),
     "cassette-unknown-format": Bad(
-        {"cassettes/rec/m1/prompt/ok/none.jsonl":
-         '{"cassette": 1, "provider": "rec", "model": "m1", "format": "gpt-xml", "lane": "prompt", "case": "ok",'
-         ' "condition": "none", "trial": null, "fingerprint": "", "recorded_at": "x"}\n'},
-        ("run",), ("none.jsonl", "gpt-xml")),
+        {
+            "cassettes/rec/m1/prompt/ok/none.jsonl": '{"cassette": 1, "provider": "rec", "model": "m1", '
+            '"format": "gpt-xml", "lane": "prompt", "case": "ok", "condition": "none", "trial": null, '
+            '"fingerprint": "", "recorded_at": "x"}\n'
+        },
+        ("run",),
+        ("none.jsonl", "gpt-xml"),
+    ),
     "no-cassettes-for-replay": Bad({}, ("run",), ("cassettes", "--record")),
     # --- command line ---
     "unknown-flag": Bad({}, ("run", "--trails", "3"), ("--trails",)),
     "zero-trials": Bad({}, (*RUN, "--trials", "0"), ("--trials must be at least 1",)),
     "zero-concurrency": Bad({}, (*RUN, "--concurrency", "0"), ("--concurrency must be at least 1",)),
-    "unknown-lane": Bad({}, (*RUN, "--lane", "promt"), ("'promt'", "valid lanes: prompt, execution, dogfood")),
+    "unknown-lane": Bad(
+        {}, (*RUN, "--lane", "promt"), ("'promt'", "valid lanes: prompt, execution, dogfood")
+    ),
     "unknown-case": Bad({}, (*RUN, "--case", "nope"), ("'nope'", "valid case ids: ok")),
     "unknown-provider": Bad({}, ("run", "--provider", "gpt4"), ("'gpt4'", "valid providers")),
     "unknown-reporter": Bad({}, (*RUN, "--reporter", "html"), ("'html'", "console, jsonl, junit, final")),
     "jsonl-without-output": Bad({}, (*RUN, "--reporter", "jsonl"), ("--reporter-output",)),
     "command-without-agent": Bad({}, ("run", "--provider", "command"), ("--agent-command",)),
     "bad-replay-source": Bad({}, ("run", "--replay-source", "claude"), ("'claude'", "provider/model")),
-    "baseline-not-a-report": Bad({"notes.json": '{"hello": 1}'}, (*RUN, "--compare-baseline", "{suite}/notes.json"),
-                                 ("notes.json", "not a skillgym report")),
+    "baseline-not-a-report": Bad(
+        {"notes.json": '{"hello": 1}'},
+        (*RUN, "--compare-baseline", "{suite}/notes.json"),
+        ("notes.json", "not a skillgym report"),
+    ),
     "resume-not-a-run-dir": Bad({}, ("run", "--resume", "{suite}"), ("events.jsonl", "not a skillgym run")),
     "resume-with-plan-flags": Bad({}, ("run", "--resume", "{suite}", "--trials", "2"), ("drop --trials",)),
     "report-not-a-run-dir": Bad({}, ("report", "{suite}"), ("events.jsonl",)),

@@ -47,10 +47,23 @@ def _result(root: Path, case: str = "case-0") -> dict[str, object]:
 
 def test_garbage_output_is_a_provider_error_naming_the_line(suite_dir: SuiteDir, tmp_path: Path) -> None:
     root = suite_dir(SUITE)
-    agent = _agent(tmp_path, "print('{\"type\": \"message\", \"role\": \"assistant\", \"text\": \"hi\"}')\n"
-                             "print('Segmentation fault (core dumped) <<garbage>>')\n")
-    proc = run_cli("run", "--suite", str(root), "--case", "case-0", "--provider", "command",
-                   "--agent-command", agent, cwd=root.parent)
+    agent = _agent(
+        tmp_path,
+        'print(\'{"type": "message", "role": "assistant", "text": "hi"}\')\n'
+        "print('Segmentation fault (core dumped) <<garbage>>')\n",
+    )
+    proc = run_cli(
+        "run",
+        "--suite",
+        str(root),
+        "--case",
+        "case-0",
+        "--provider",
+        "command",
+        "--agent-command",
+        agent,
+        cwd=root.parent,
+    )
     assert proc.returncode == 1
     result = _result(root)
     assert result["error_class"] == "provider-error"
@@ -60,10 +73,23 @@ def test_garbage_output_is_a_provider_error_naming_the_line(suite_dir: SuiteDir,
 
 def test_crash_mid_stream_keeps_what_was_said(suite_dir: SuiteDir, tmp_path: Path) -> None:
     root = suite_dir(SUITE)
-    agent = _agent(tmp_path, "print(json.dumps({'type': 'message', 'role': 'assistant', 'text': 'I would wait'}),"
-                             " flush=True)\nimport signal\nos.kill(os.getpid(), signal.SIGSEGV)\n")
-    proc = run_cli("run", "--suite", str(root), "--case", "case-0", "--provider", "command",
-                   "--agent-command", agent, cwd=root.parent)
+    agent = _agent(
+        tmp_path,
+        "print(json.dumps({'type': 'message', 'role': 'assistant', 'text': 'I would wait'}),"
+        " flush=True)\nimport signal\nos.kill(os.getpid(), signal.SIGSEGV)\n",
+    )
+    proc = run_cli(
+        "run",
+        "--suite",
+        str(root),
+        "--case",
+        "case-0",
+        "--provider",
+        "command",
+        "--agent-command",
+        agent,
+        cwd=root.parent,
+    )
     assert proc.returncode == 1
     result = _result(root)
     assert result["status"] == "errored"
@@ -75,8 +101,11 @@ def test_crash_mid_stream_keeps_what_was_said(suite_dir: SuiteDir, tmp_path: Pat
 
 def test_a_100_mb_stream_is_capped_with_bounded_memory(suite_dir: SuiteDir, tmp_path: Path) -> None:
     root = suite_dir(SUITE)
-    agent = _agent(tmp_path, "chunk = ('x' * 1023 + '\\n') * 1024\nfor _ in range(100):\n"
-                             "    sys.stdout.write(chunk)\nsys.stdout.flush()\n")
+    agent = _agent(
+        tmp_path,
+        "chunk = ('x' * 1023 + '\\n') * 1024\nfor _ in range(100):\n"
+        "    sys.stdout.write(chunk)\nsys.stdout.flush()\n",
+    )
     code = (
         "import resource, subprocess, sys\n"
         "rc = subprocess.run(sys.argv[1:]).returncode\n"
@@ -84,9 +113,29 @@ def test_a_100_mb_stream_is_capped_with_bounded_memory(suite_dir: SuiteDir, tmp_
     )
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     out = subprocess.run(
-        [sys.executable, "-c", code, sys.executable, "-m", "skillgym", "run", "--suite", str(root), "--case",
-         "case-0", "--provider", "command", "--agent-command", agent],
-        cwd=root.parent, env=env, capture_output=True, text=True, timeout=300, check=True,
+        [
+            sys.executable,
+            "-c",
+            code,
+            sys.executable,
+            "-m",
+            "skillgym",
+            "run",
+            "--suite",
+            str(root),
+            "--case",
+            "case-0",
+            "--provider",
+            "command",
+            "--agent-command",
+            agent,
+        ],
+        cwd=root.parent,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
     )
     rc, peak_mb = (int(x) for x in out.stdout.split()[-2:])
     assert rc == 1
@@ -103,8 +152,9 @@ def test_an_output_path_that_cannot_be_created_is_exit_2(suite_dir: SuiteDir, tm
     root = suite_dir(SUITE)
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("a file where the output folder should go")
-    proc = run_cli("run", "--suite", str(root), "--provider", "stub", "--output", str(blocker / "runs"),
-                   cwd=root.parent)
+    proc = run_cli(
+        "run", "--suite", str(root), "--provider", "stub", "--output", str(blocker / "runs"), cwd=root.parent
+    )
     assert proc.returncode == 2
     assert "cannot create the run directory" in proc.stderr and "--output" in proc.stderr
     assert "Traceback" not in proc.stderr
@@ -113,15 +163,35 @@ def test_an_output_path_that_cannot_be_created_is_exit_2(suite_dir: SuiteDir, tm
 
 def test_an_output_dir_removed_mid_run_stops_with_exit_2(suite_dir: SuiteDir, tmp_path: Path) -> None:
     root = suite_dir(SUITE)
-    agent = _agent(tmp_path, "time.sleep(0.5)\nprint(json.dumps({'type': 'result', 'text': 'I would wait'}))\n")
+    agent = _agent(
+        tmp_path, "time.sleep(0.5)\nprint(json.dumps({'type': 'result', 'text': 'I would wait'}))\n"
+    )
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     child = subprocess.Popen(
-        [sys.executable, "-m", "skillgym", "run", "--suite", str(root), "--provider", "command",
-         "--agent-command", agent, "--concurrency", "1"],
-        cwd=root.parent, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "skillgym",
+            "run",
+            "--suite",
+            str(root),
+            "--provider",
+            "command",
+            "--agent-command",
+            agent,
+            "--concurrency",
+            "1",
+        ],
+        cwd=root.parent,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not list((root.parent / "runs").glob("*/trials/*/*/*/*/*/result.json")):
+    while time.monotonic() < deadline and not list(
+        (root.parent / "runs").glob("*/trials/*/*/*/*/*/result.json")
+    ):
         time.sleep(0.05)
     (run_dir,) = (root.parent / "runs").iterdir()
     shutil.rmtree(run_dir)
