@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Mapping
 
@@ -35,3 +36,35 @@ def scrub(text: str, secrets: Iterable[str]) -> str:
         if value in text:
             text = text.replace(value, REDACTED)
     return text
+
+
+def scrub_tree(root: str, secrets: Iterable[str], *, max_bytes: int = 16 * 1024 * 1024) -> list[str]:
+    """Replace secret values inside every regular file under ``root`` (kept workspaces and homes).
+
+    Files are rewritten in place only when they contain a secret; symlinks are not followed. Returns
+    the files that could not be checked (too large or unreadable) so the caller can say so.
+    """
+    values = [v.encode() for v in secrets]
+    unchecked: list[str] = []
+    if not values:
+        return unchecked
+    for folder, _dirs, files in os.walk(root):
+        for name in files:
+            path = os.path.join(folder, name)
+            if os.path.islink(path):
+                continue
+            try:
+                if os.path.getsize(path) > max_bytes:
+                    unchecked.append(path)
+                    continue
+                with open(path, "rb") as handle:
+                    data = handle.read()
+                cleaned = data
+                for value in values:
+                    cleaned = cleaned.replace(value, REDACTED.encode())
+                if cleaned != data:
+                    with open(path, "wb") as handle:
+                        handle.write(cleaned)
+            except OSError:
+                unchecked.append(path)
+    return unchecked

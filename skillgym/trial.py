@@ -20,7 +20,7 @@ from .plan import WorkItem
 from .prompts import build_prompt
 from .providers.base import Provider, ProviderRequest, ProviderResult
 from .providers.cassette import cassette_candidates
-from .redact import redact_env, scrub
+from .redact import redact_env, scrub, scrub_tree
 from .report.tokens import TrialTokens, trial_tokens
 from .results import ErrorClass, Grade, Status, TrialPaths, TrialResult
 from .trace import Trace, with_total
@@ -134,6 +134,8 @@ async def run_trial(
     if isolated:
         with anyio.CancelScope(shield=True):
             await cleanup(layout, trial_id=trial_id, keep_workspace=keep)
+            if settings.secrets:  # streams, logs and kept workspaces may hold what the agent echoed
+                await anyio.to_thread.run_sync(scrub_tree, folder, settings.secrets)
     trace = outcome.trace if outcome else None
     if trace is not None and trace.usage is not None:
         trace = msgspec.structs.replace(trace, usage=with_total(trace.usage))
@@ -334,8 +336,6 @@ def _write_files(
     for name in ("stdout", "stderr"):
         path = os.path.join(folder, f"{name}.txt")
         exists = os.path.exists(path)
-        if exists and s.secrets:
-            _scrub_file(Path(path), s.secrets)
         streams[name] = rel(path) if exists else None
     bundle = os.path.join(layout_workspace, case.bundle_path) if isinstance(case, DogfoodCase) else None
     return TrialPaths(
@@ -350,11 +350,3 @@ def _write_files(
         # Replayed or recorded cassettes live in the suite: relative to the run dir, like every path here.
         cassette=os.path.relpath(cassette, s.run_dir) if cassette and os.path.exists(cassette) else None,
     )
-
-
-def _scrub_file(path: Path, secrets: tuple[str, ...]) -> None:
-    text = path.read_bytes().decode("utf-8", errors="replace")
-    cleaned = scrub(text, secrets)
-    if cleaned != text:
-        write_atomic(path, cleaned)
-        os.utime(path)

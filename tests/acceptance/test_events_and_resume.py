@@ -335,7 +335,7 @@ def test_no_secret_value_anywhere_in_the_run_or_console(suite_dir: SuiteDir, tmp
     agent = tmp_path / "leaky.py"
     agent.write_text(
         "import json, sys\nsys.stdin.read()\nvalue = open(sys.argv[1]).read()\n"
-        "print(value, file=sys.stderr)\n"
+        "print(value, file=sys.stderr)\nopen('notes.txt', 'w').write('saved ' + value)\n"
         "print(json.dumps({'type': 'tool_call', 'name': 'Bash', 'command': 'echo ' + value, 'output': value,"
         " 'exit_code': 0}))\n"
         "print(json.dumps({'type': 'result', 'text': 'the key is ' + value}))\n"
