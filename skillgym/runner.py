@@ -35,6 +35,7 @@ from .model import Case, Data, Suite
 from .plan import Plan, WorkItem
 from .providers import ProviderSettings, make_provider
 from .providers.base import Detection, Provider
+from .redact import scrub
 from .results import TrialResult
 from .snapshots import SnapshotOptions
 from .snapshots.apply import finish_summary
@@ -257,7 +258,7 @@ async def execute(
     start = RunStart(
         run_id=run_id,
         at=time.time(),
-        argv=options.argv,
+        argv=tuple(scrub(arg, options.secrets) for arg in options.argv),
         suite=suite.root,
         suite_dir=str(Path(suite.root).resolve()),
         run_dir=str(run_dir),
@@ -277,7 +278,7 @@ async def execute(
             "keep_workspaces": options.keep_workspaces,
             "record": options.record,
             "replay_source": options.replay_source,
-            "agent_command": options.agent_command,
+            "agent_command": options.agent_command and scrub(options.agent_command, options.secrets),
         },
     )
     try:
