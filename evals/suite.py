@@ -1,18 +1,56 @@
-"""The example suite's skills under test and shared workspace presets."""
+"""The example suite: the skills under test, how each condition delivers them, and shared workspaces.
 
-from skillgym import skill, workspace_preset
+Two skills: ``tmux-tui`` (drive terminal programs with tmux) and ``tui-qa`` (QA with evidence on top).
+The four conditions are spelled out rather than left to the defaults, because the preloaded text names
+helper scripts: the oracle gets the folders installed as well, so the commands it is taught exist.
+"""
 
-skill(
-    "tmux-tui",
-    "skills/tmux-tui",
-    stub="conditions/tmux-tui.stub.md",
-    stale="conditions/tmux-tui.stale.md",
+from skillgym import condition, skill, workspace_preset
+
+STUB = "conditions/self-load.stub.md"
+TMUX_TUI = skill("tmux-tui", "skills/tmux-tui", stub=STUB, stale="conditions/tmux-tui.stale.md")
+TUI_QA = skill("tui-qa", "skills/tui-qa", stub=STUB, stale="conditions/tui-qa.stale.md")
+INSTALL = [(s.name, s.path) for s in (TMUX_TUI, TUI_QA)]
+
+condition("none", description="baseline: no skill installed or injected")
+condition(
+    "self-load",
+    description="skills installed where the agent finds them, plus a bootstrap stub: it must route itself",
+    inject=[STUB],
+    install=INSTALL,
 )
-skill("tui-qa", "skills/tui-qa", stub="conditions/tui-qa.stub.md", stale="conditions/tui-qa.stale.md")
+condition(
+    "preloaded",
+    description="both SKILL.md texts injected (the oracle); folders installed so the scripts they name exist",
+    inject=[f"{s.path}/SKILL.md" for s in (TMUX_TUI, TUI_QA)],
+    install=INSTALL,
+)
+condition(
+    "stale",
+    description="outdated guidance (GNU screen, fixed sleeps, OS screenshots, sessions left running)",
+    inject=[s.stale for s in (TMUX_TUI, TUI_QA) if s.stale],
+)
+
+# tmux renders wide characters only in a UTF-8 locale, and the colour cases want a 256-colour TERM.
+TERMINAL_ENV = {"TERM": "xterm-256color", "LANG": "C.UTF-8", "COLORTERM": "truecolor"}
 
 workspace_preset(
     "tui-smoke",
-    description="an empty workspace with a private tmux socket dir and a notes file",
+    description="a fresh workspace with a notes file, for driving one program and saving text captures",
     template="templates/tui",
-    env={"TERM": "xterm-256color", "LANG": "C.UTF-8"},
+    env=TERMINAL_ENV,
+)
+workspace_preset(
+    "tui-artifacts",
+    description="an artifacts/ folder for screenshots and recordings; fails early when tmux is missing",
+    template="templates/artifacts",
+    bootstrap=[["tmux", "-V"]],
+    env=TERMINAL_ENV,
+)
+workspace_preset(
+    "qa-lab",
+    description="a QA brief and room for a proof bundle; fails early when tmux is missing",
+    template="templates/qa",
+    bootstrap=[["tmux", "-V"]],
+    env=TERMINAL_ENV,
 )

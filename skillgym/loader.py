@@ -30,12 +30,14 @@ def suite_files(root: Path) -> list[Path]:
 
 
 def discover_fixtures(root: Path) -> tuple[Fixture, ...]:
-    """Fixture apps are ``fixtures/<name>.py`` files; the name is the file's stem."""
+    """Fixture apps are ``fixtures/<name>.py`` files; ``_helpers.py`` beside them are not fixtures."""
     folder = root / "fixtures"
     if not folder.is_dir():
         return ()
     return tuple(
-        Fixture(name=p.stem, path=p.relative_to(root).as_posix()) for p in sorted(folder.glob("*.py"))
+        Fixture(name=p.stem, path=p.relative_to(root).as_posix())
+        for p in sorted(folder.glob("*.py"))
+        if not p.name.startswith(("_", "."))
     )
 
 

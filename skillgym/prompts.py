@@ -14,7 +14,7 @@ _WORK_FRAME = (
 )
 
 
-def build_prompt(case: Case, *, injected: str, fixtures_dir: str) -> str:
+def build_prompt(case: Case, *, injected: str) -> str:
     """The full prompt of one trial. Grader notes are never part of it."""
     parts: list[str] = []
     if injected.strip():
@@ -26,7 +26,10 @@ def build_prompt(case: Case, *, injected: str, fixtures_dir: str) -> str:
         return "\n\n".join(parts) + "\n"
     parts.append(f"Task: {case.task.strip()}")
     if case.fixture:
-        parts.append(f"The program under test is started with: python3 {fixtures_dir}/{case.fixture}.py")
+        # The variable, not this machine's path: a recording then replays on any checkout.
+        parts.append(
+            f'The program under test is started with: python3 "$SKILLGYM_FIXTURES/{case.fixture}.py"'
+        )
     if isinstance(case, ExecutionCase):
         parts.append(_WORK_FRAME)
     if isinstance(case, DogfoodCase):

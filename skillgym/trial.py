@@ -91,9 +91,7 @@ async def run_trial(
     )
     # A text answer from a stand-in needs no workspace; everything else gets a fresh one.
     isolated = case.lane != "prompt" or provider.runs_agent
-    prompt = build_prompt(
-        case, injected=settings.injected.get(item.condition, ""), fixtures_dir=env["SKILLGYM_FIXTURES"]
-    )
+    prompt = build_prompt(case, injected=settings.injected.get(item.condition, ""))
     outcome: ProviderResult | None = None
     graded: Grade | None = None
     error: tuple[ErrorClass, str] | None = None
