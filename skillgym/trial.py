@@ -250,6 +250,7 @@ async def _grade(
         skills=tuple(s.name for s in suite.skills),
         suite_rules=suite.anti_patterns,
         agent_started_at=started,
+        suite_root=str(Path(suite.root).resolve()),
     )
     try:
         return await grade(case, outcome.trace, context)

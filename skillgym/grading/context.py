@@ -23,6 +23,7 @@ class GradeContext(Data, frozen=True, kw_only=True):
     - ``suite_rules``: suite-level anti-pattern rules (replace a default with the same id, else extend).
     - ``agent_started_at``: when the agent started (epoch seconds). Artifact searches ignore files last
       written before it, so a template's ``NOTES.md`` is not evidence the agent left. None: no filter.
+    - ``suite_root``: the suite folder; custom verifier modules are imported from there first.
     """
 
     provider_ok: bool
@@ -34,3 +35,4 @@ class GradeContext(Data, frozen=True, kw_only=True):
     skills: tuple[str, ...] = ()
     suite_rules: tuple[AntiPatternRule, ...] = ()
     agent_started_at: float | None = None
+    suite_root: str = ""

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import inspect
 import os
 import shlex
 import stat
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
@@ -245,10 +247,23 @@ def _interpret(target: str, result: object) -> _Verdict:
     )
 
 
+def _import_from_suite(module_name: str, suite_root: str) -> Any:
+    # Verifier modules usually live in the suite (``_checks.py`` beside the cases), like the helpers a
+    # case file imports while the suite loads: look there first, then wherever Python looks.
+    if suite_root and suite_root not in sys.path:
+        sys.path.insert(0, suite_root)
+        try:
+            return importlib.import_module(module_name)
+        finally:
+            with contextlib.suppress(ValueError):
+                sys.path.remove(suite_root)
+    return importlib.import_module(module_name)
+
+
 async def _custom(v: CustomVerifier, ctx: GradeContext) -> _Verdict:
     module_name, _, function_name = v.target.partition(":")
     try:
-        module = importlib.import_module(module_name)
+        module = _import_from_suite(module_name, ctx.suite_root)
     except Exception as exc:
         return False, (
             f"cannot import module {module_name!r} of custom verifier {v.target!r}: "

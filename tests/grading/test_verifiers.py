@@ -335,3 +335,18 @@ async def test_a_verifier_that_crashes_is_a_failed_check(make_ctx: MakeCtx) -> N
     outcome = await run_verifier(FileContains(id="bad", path="a.txt", pattern=Pattern(regex="(")), ctx)
     assert not outcome.passed
     assert outcome.message.startswith("verifier crashed: PatternError: pattern /(/ does not compile")
+
+
+async def test_custom_verifier_modules_are_imported_from_the_suite(make_ctx: MakeCtx, tmp_path: Path) -> None:
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    name = f"_suite_checks_{uuid.uuid4().hex[:8]}"
+    (suite / f"{name}.py").write_text("def ok(ctx, config):\n    return (True, 'from the suite')\n")
+    verifier = CustomVerifier(id="s", target=f"{name}:ok")
+    outcome = await run_verifier(verifier, make_ctx(suite_root=str(suite)))
+    assert outcome.passed, outcome.message
+    assert str(suite) not in sys.path  # only while importing
+    missing = await run_verifier(
+        CustomVerifier(id="m", target=f"{name}_absent:ok"), make_ctx(suite_root=str(suite))
+    )
+    assert not missing.passed and "cannot import module" in missing.message
