@@ -1,12 +1,15 @@
 """The replay provider: feed a recorded cassette through its format's parser, offline and free.
 
-In the execution and dogfood lanes the recorded shell commands are run again, in order, in the trial's
-fresh workspace, so verifiers judge real effects rather than a transcript.
+In the execution and dogfood lanes the recorded shell commands, and the files the agent wrote with its
+own editing tools (Write, Edit, MultiEdit), are run again in order in the trial's fresh workspace, with
+paths into the recorded workspace pointed at the new one, so verifiers judge real effects rather than a
+transcript.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -250,15 +253,23 @@ async def _reenact(
     try:
         for number, call in enumerate(trace.tool_calls, start=1):
             if call.command is None:
+                if call.name in FILE_TOOLS:
+                    problem = _apply_file_tool(call, Path(request.workspace))
+                    log.write(f"[{call.name} {problem or 'applied'}]\n".encode())
+                    if problem:
+                        warnings.append(
+                            f"tool call {number} ({call.name}) could not be re-applied: {problem}"
+                        )
                 calls.append(call)
                 continue
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return _replace_calls(trace, calls), number, tuple(warnings)
-            log.write(f"$ {call.command}\n".encode())
+            command = relocate(call.command, request.workspace)
+            log.write(f"$ {command}\n".encode())
             try:
                 result = await run_process(
-                    ["bash", "-c", call.command],
+                    ["bash", "-c", command],
                     cwd=Path(request.workspace),
                     env=request.env,
                     timeout_s=remaining,
@@ -283,6 +294,51 @@ async def _reenact(
     finally:
         log.close()
     return _replace_calls(trace, calls), None, tuple(warnings)
+
+
+# Files written by an agent's own editing tools rather than the shell; replay writes them too.
+FILE_TOOLS: Final = frozenset({"Write", "Edit", "MultiEdit"})
+# A recorded trial workspace: <anything>/trials/<lane>/<case>/<condition>/<provider>/trial-<n>/workspace.
+_RECORDED_WORKSPACE = re.compile(
+    r"(?:/[^\s'\"`;|&<>]+)*?/trials(?:/[^/\s'\"`;|&<>]+){4}/trial-\d+/workspace(?![\w.-])"
+)
+
+
+def relocate(text: str, workspace: str) -> str:
+    """``text`` with paths into the recorded trial's workspace pointing into this trial's instead."""
+    return _RECORDED_WORKSPACE.sub(lambda _: workspace, text)
+
+
+def _apply_file_tool(call: ToolCall, workspace: Path) -> str | None:
+    """Re-apply a Write, Edit or MultiEdit inside ``workspace``; returns a problem, or None when done."""
+    try:
+        args = msgspec.json.decode(call.input or "{}")
+    except msgspec.DecodeError:
+        return "its recorded input is not JSON"
+    if not isinstance(args, dict) or not isinstance(args.get("file_path"), str):
+        return "its recorded input has no file_path"
+    target = Path(relocate(args["file_path"], str(workspace)))
+    if not target.is_absolute():
+        target = workspace / target
+    resolved = target.resolve()
+    if not resolved.is_relative_to(workspace.resolve()):
+        return f"{args['file_path']} is outside the workspace"
+    try:
+        if call.name == "Write":
+            resolved.parent.mkdir(parents=True, exist_ok=True)
+            resolved.write_text(str(args.get("content", "")), encoding="utf-8")
+            return None
+        text = resolved.read_text(encoding="utf-8")
+        edits = args.get("edits") if call.name == "MultiEdit" else [args]
+        for edit in edits if isinstance(edits, list) else []:
+            old, new = str(edit.get("old_string", "")), str(edit.get("new_string", ""))
+            if old not in text:
+                return f"{resolved.name} does not contain the text the recorded edit replaced"
+            text = text.replace(old, new) if edit.get("replace_all") else text.replace(old, new, 1)
+        resolved.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        return f"{resolved}: {exc.strerror or exc}"
+    return None
 
 
 def _rerun(call: ToolCall, *, output: str, exit_code: int | None) -> ToolCall:

@@ -285,3 +285,47 @@ async def test_reenacted_tmux_sessions_live_on_the_trial_socket_until_cleanup(
         report = await cleanup(layout, trial_id="run-8/tmux", keep_workspace=False)
     assert len(report.tmux_sockets) == 1
     assert report.tmux_sockets[0].startswith(layout.tmux_tmpdir)
+
+
+RECORDED_WS = (
+    "/home/someone/project/runs/20260101-000000-abc/trials/execution/hello-prompt/none/claude/trial-1/workspace"
+)
+
+
+def test_relocate_points_recorded_workspace_paths_at_this_trial() -> None:
+    from skillgym.providers.replay import relocate
+
+    assert relocate(f"cat {RECORDED_WS}/out.txt", "/new/ws") == "cat /new/ws/out.txt"
+    assert relocate(f"cd '{RECORDED_WS}' && ls", "/new/ws") == "cd '/new/ws' && ls"
+    assert relocate("cat /etc/trials/x.txt", "/new/ws") == "cat /etc/trials/x.txt"
+    assert relocate(f"{RECORDED_WS}-old/x", "/new/ws") == f"{RECORDED_WS}-old/x"
+
+
+async def test_editing_tools_and_absolute_paths_are_replayed_in_the_new_workspace(
+    suite_root: Path, tmp_path: Path
+) -> None:
+    write = {"file_path": f"{RECORDED_WS}/notes/report.md", "content": "# Report\nstatus: draft\n"}
+    edit = {"file_path": f"{RECORDED_WS}/notes/report.md", "old_string": "draft", "new_string": "final"}
+    outside = {"file_path": "/etc/skillgym-should-not-exist.txt", "content": "x"}
+    record(
+        suite_root,
+        [
+            event(type="tool_call", name="Write", input=json.dumps(write), output="ok"),
+            event(type="tool_call", name="Edit", input=json.dumps(edit), output="ok"),
+            event(
+                type="tool_call",
+                name="Bash",
+                command=f"cp {RECORDED_WS}/notes/report.md copy.md",
+                exit_code=0,
+            ),
+            event(type="tool_call", name="Write", input=json.dumps(outside), output="ok"),
+        ],
+    )
+    req = request(tmp_path)
+    result = await ReplayProvider(suite_root).invoke(req)
+    assert result.ok, result.error_message
+    workspace = Path(req.workspace)
+    assert (workspace / "notes/report.md").read_text() == "# Report\nstatus: final\n"
+    assert (workspace / "copy.md").read_text() == "# Report\nstatus: final\n"
+    assert not Path("/etc/skillgym-should-not-exist.txt").exists()
+    assert any("outside the workspace" in w for w in result.warnings)
