@@ -1,11 +1,15 @@
 """skillgym benchmarks: print figures (medians of several runs); nothing here asserts on time.
 
-Usage: python benchmarks/run.py [NAME ...] [--repeat N]
+Usage: python benchmarks/run.py [NAME ...] [--repeat N] [--large-repeat N]
+
+Under `nox -s bench` inspect_ai is installed too, and the stub pipeline is measured side by side with it.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
+import json
 import os
 import statistics
 import subprocess
@@ -14,6 +18,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 REPO = Path(__file__).resolve().parent.parent
 # Scratch space on the project's own filesystem (where runs/ normally lives), not /tmp, whose speed
@@ -21,10 +26,17 @@ REPO = Path(__file__).resolve().parent.parent
 SCRATCH = REPO / ".bench"
 sys.path.insert(0, str(REPO))
 
-BENCHMARKS: dict[str, Callable[[int], list[tuple[str, str]]]] = {}
+
+class Options(NamedTuple):
+    repeat: int  # samples of the quick benchmarks; the median is reported
+    large_repeat: int  # samples of the slow ones (20,000 trials, the example suite)
 
 
-def benchmark(func: Callable[[int], list[tuple[str, str]]]) -> Callable[[int], list[tuple[str, str]]]:
+Bench = Callable[[Options], list[tuple[str, str]]]
+BENCHMARKS: dict[str, Bench] = {}
+
+
+def benchmark(func: Bench) -> Bench:
     BENCHMARKS[func.__name__] = func
     return func
 
@@ -35,7 +47,7 @@ def _median_of(repeat: int, body: Callable[[], float]) -> tuple[float, list[floa
 
 
 @benchmark
-def compile_cases(repeat: int) -> list[tuple[str, str]]:
+def compile_cases(opts: Options) -> list[tuple[str, str]]:
     """Compile and fingerprint 10,000 generated cases through the public DSL (target < 1 s)."""
     from skillgym import execution_case, prompt_case
     from skillgym.registry import Registry, use_registry
@@ -62,7 +74,7 @@ def compile_cases(repeat: int) -> list[tuple[str, str]]:
             assert len(registry.cases) == 10_000
         return time.perf_counter() - start
 
-    med, samples = _median_of(repeat, body)
+    med, samples = _median_of(opts.repeat, body)
     return [
         (
             "compile + fingerprint 10,000 cases",
@@ -73,7 +85,7 @@ def compile_cases(repeat: int) -> list[tuple[str, str]]:
 
 
 @benchmark
-def list_cold_start(repeat: int) -> list[tuple[str, str]]:
+def list_cold_start(opts: Options) -> list[tuple[str, str]]:
     """Cold start of `skillgym list` on the example suite, a fresh interpreter each time (target < 0.5 s)."""
 
     def body() -> float:
@@ -86,12 +98,16 @@ def list_cold_start(repeat: int) -> list[tuple[str, str]]:
         subprocess.run([sys.executable, "-c", "pass"], check=True, capture_output=True)
         return time.perf_counter() - start
 
-    med, samples = _median_of(repeat, body)
-    base, _ = _median_of(repeat, bare)
+    med, samples = _median_of(opts.repeat, body)
+    base, _ = _median_of(opts.repeat, bare)
     return [
         ("skillgym list (example suite)", f"{med:.3f} s median ({', '.join(f'{s:.3f}' for s in samples)})"),
         ("bare python startup", f"{base:.3f} s median"),
     ]
+
+
+def _progress(message: str) -> None:
+    print(f"  {message}", file=sys.stderr, flush=True)
 
 
 def _scratch() -> Path:
@@ -121,122 +137,246 @@ def _generated_suite(root: Path, cases: int) -> Path:
     return root
 
 
-def _timed_cli(args: list[str], cwd: Path) -> tuple[float, float, int]:
-    """Wall seconds, peak RSS (MB) and exit code of ``python -m skillgym ARGS`` in a fresh process."""
-    code = (
-        "import resource, subprocess, sys, time\n"
-        "t = time.perf_counter()\n"
-        "argv = [sys.executable, '-m', 'skillgym', *sys.argv[1:]]\n"
-        "rc = subprocess.run(argv, capture_output=True).returncode\n"
-        "wall = time.perf_counter() - t\n"
-        "peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024\n"
-        "print(wall, peak, rc)\n"
-    )
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
+class Measured(NamedTuple):
+    """One timed command in a fresh process: wall and CPU seconds, peak RSS, exit code, output tails."""
+
+    wall: float
+    cpu: float
+    peak_mb: float
+    rc: int
+    stdout: str
+    stderr: str
+
+
+# Runs ARGV as a child and reports on it alone: the child's wall time and its own (waited-for) rusage,
+# so neither this script's memory nor the interpreter that launches the wrapper counts.
+_WRAPPER = """\
+import json, resource, subprocess, sys, time
+t = time.perf_counter()
+proc = subprocess.run(sys.argv[1:], capture_output=True, text=True)
+wall = time.perf_counter() - t
+use = resource.getrusage(resource.RUSAGE_CHILDREN)
+cpu = use.ru_utime + use.ru_stime
+peak = use.ru_maxrss / 1024
+print(json.dumps([wall, cpu, peak, proc.returncode, proc.stdout[-4000:], proc.stderr[-4000:]]))
+"""
+
+
+def _timed(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> Measured:
+    """Wall seconds, CPU seconds, peak RSS (MB) and exit code of ``argv`` in a fresh process."""
     out = subprocess.run(
-        [sys.executable, "-c", code, *args], cwd=cwd, env=env, capture_output=True, text=True
+        [sys.executable, "-c", _WRAPPER, *argv],
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(REPO), **(env or {})},
+        capture_output=True,
+        text=True,
+        check=True,
     )
-    wall, peak, rc = out.stdout.split()
-    return float(wall), float(peak), int(rc)
+    return Measured(*json.loads(out.stdout))
+
+
+def _why(measured: Measured) -> str:
+    """The last thing a failed command said (stderr first), for a one-line table entry."""
+    for stream in (measured.stderr, measured.stdout):
+        lines = [line.strip() for line in stream.splitlines() if line.strip()]
+        if lines:
+            return lines[-1][-300:]
+    return "no output"
+
+
+def _timed_cli(args: list[str], cwd: Path) -> Measured:
+    """``python -m skillgym ARGS`` in a fresh process, timed by ``_timed``."""
+    return _timed([sys.executable, "-m", "skillgym", *args], cwd)
+
+
+def _inspect_version() -> str | None:
+    """The installed inspect_ai version; None when this interpreter has none (not under nox -s bench)."""
+    try:
+        return importlib.metadata.version("inspect_ai")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def _skillgym_stub(suite: Path, out: Path) -> Measured:
+    args = ["run", "--suite", str(suite), "--provider", "stub", "--concurrency", "64", "--output", str(out)]
+    measured = _timed_cli(args, cwd=suite.parent)
+    if measured.rc != 0:
+        raise RuntimeError(f"skillgym stub run exited {measured.rc}: {_why(measured)}")
+    return measured
+
+
+def _inspect_mock(trials: int, scratch: Path) -> Measured:
+    """The same trials as inspect_ai samples with ``mockllm/model`` (see peer_inspect.py), offline."""
+    scratch.mkdir(parents=True, exist_ok=True)
+    env = {
+        "INSPECT_LOG_DIR": str(scratch / "logs"),
+        "INSPECT_DISPLAY": "none",
+        # inspect keeps traces and its live-sample buffer under the user data dir: keep them in the
+        # scratch dir (same filesystem as the log) rather than the user's home.
+        "XDG_DATA_HOME": str(scratch / "data"),
+        "XDG_CACHE_HOME": str(scratch / "cache"),
+    }
+    argv = [sys.executable, str(REPO / "benchmarks" / "peer_inspect.py"), str(trials), str(scratch / "logs")]
+    measured = _timed(argv, cwd=scratch, env=env)
+    if measured.rc != 0:
+        raise RuntimeError(f"inspect_ai run exited {measured.rc}: {_why(measured)}")
+    return measured
+
+
+def _figures(runs: list[Measured]) -> str:
+    wall = statistics.median(m.wall for m in runs)
+    cpu = statistics.median(m.cpu for m in runs)
+    peak = statistics.median(m.peak_mb for m in runs)
+    how = f"median of {len(runs)}: {', '.join(f'{m.wall:.2f}' for m in runs)} s" if len(runs) > 1 else "1 run"
+    return f"{wall:.2f} s wall, {cpu:.2f} s CPU, {peak:.0f} MB peak RSS ({how})"
+
+
+def _ratio(ours: list[Measured], theirs: list[Measured]) -> str:
+    """inspect_ai over skillgym, from runs interleaved in this session: of the medians, and per pair."""
+    wall = statistics.median(m.wall for m in theirs) / statistics.median(m.wall for m in ours)
+    cpu = statistics.median(m.cpu for m in theirs) / statistics.median(m.cpu for m in ours)
+    peak = statistics.median(m.peak_mb for m in theirs) / statistics.median(m.peak_mb for m in ours)
+    text = f"inspect_ai / skillgym: {wall:.1f}x wall, {cpu:.1f}x CPU, {peak:.1f}x peak RSS"
+    if len(ours) > 1:
+        pairs = ", ".join(f"{t.wall / o.wall:.1f}" for o, t in zip(ours, theirs, strict=True))
+        text += f" (wall ratio per pair: {pairs})"
+    return text
 
 
 @benchmark
-def stub_pipeline(repeat: int) -> list[tuple[str, str]]:
-    """N prompt-lane stub trials through plan, run, grade and report (target at 20,000: < 2 s, < 200 MB)."""
+def stub_pipeline(opts: Options) -> list[tuple[str, str]]:
+    """N prompt-lane stub trials through plan, run, grade and report, side by side with the same N samples
+    in inspect_ai with its mock model (targets at 20,000: skillgym < 2 s and < 200 MB; >= 8x faster than
+    inspect_ai with less memory). Runs alternate between the two so both see the same machine load."""
+    peer = _inspect_version()
     rows: list[tuple[str, str]] = []
     for trials in (1_000, 20_000):
-        cases = trials // 4
+        runs = opts.repeat if trials <= 1_000 else opts.large_repeat
+        ours: list[Measured] = []
+        theirs: list[Measured] = []
         with tempfile.TemporaryDirectory(dir=_scratch()) as tmp:
-            suite = _generated_suite(Path(tmp) / "evals", cases)
-            walls, peaks = [], []
-            for _ in range(max(1, repeat if trials <= 1_000 else min(repeat, 3))):
-                wall, peak, rc = _timed_cli(
-                    [
-                        "run",
-                        "--suite",
-                        str(suite),
-                        "--provider",
-                        "stub",
-                        "--concurrency",
-                        "64",
-                        "--output",
-                        str(Path(tmp) / "runs"),
-                    ],
-                    cwd=Path(tmp),
-                )
-                assert rc == 0, f"benchmark run failed with exit code {rc}"
-                walls.append(wall)
-                peaks.append(peak)
-            rows.append(
-                (
-                    f"stub pipeline, {trials:,} trials",
-                    f"{statistics.median(walls):.2f} s wall, "
-                    f"{statistics.median(peaks):.0f} MB peak RSS (median of {len(walls)})",
-                )
-            )
+            suite = _generated_suite(Path(tmp) / "evals", trials // 4)
+            for i in range(runs):
+                _progress(f"{trials:,} trials, run {i + 1} of {runs}: skillgym")
+                ours.append(_skillgym_stub(suite, Path(tmp) / "runs"))
+                if peer:
+                    _progress(f"{trials:,} trials, run {i + 1} of {runs}: inspect_ai")
+                    theirs.append(_inspect_mock(trials, Path(tmp) / f"inspect-{i}"))
+        rows.append((f"skillgym stub pipeline, {trials:,} trials", _figures(ours)))
+        if peer:
+            rows.append((f"inspect_ai {peer} mockllm, {trials:,} samples", _figures(theirs)))
+            rows.append((f"  ratio at {trials:,}", _ratio(ours, theirs)))
+        else:
+            rows.append((f"inspect_ai, {trials:,} samples", "not installed here: run `nox -s bench`"))
     return rows
 
 
 @benchmark
-def concurrency(repeat: int) -> list[tuple[str, str]]:
+def concurrency(opts: Options) -> list[tuple[str, str]]:
     """400 trials of an agent that sleeps 0.25 s, at concurrency 50: measured wall over the ideal 2 s."""
-    agent = 'sh -c \'cat >/dev/null; sleep 0.25; echo {"type":"result","text":"wait"}\''
+    runs: list[Measured] = []
     with tempfile.TemporaryDirectory(dir=_scratch()) as tmp:
         suite = _generated_suite(Path(tmp) / "evals", 100)
-        walls = []
-        for _ in range(repeat):
-            start = time.perf_counter()
-            proc = subprocess.run(
-                [
-                    sys.executable,
-                    "-m",
-                    "skillgym",
-                    "run",
-                    "--suite",
-                    str(suite),
-                    "--provider",
-                    "command",
-                    "--agent-command",
-                    agent,
-                    "--concurrency",
-                    "50",
-                    "--output",
-                    str(Path(tmp) / "runs"),
-                ],
-                cwd=tmp,
-                env={**os.environ, "PYTHONPATH": str(REPO)},
-                capture_output=True,
-                text=True,
-            )
-            walls.append(time.perf_counter() - start)
-            assert proc.returncode == 0, proc.stderr[-2000:]
+        script = Path(tmp) / "agent.sh"
+        script.write_text(
+            "cat >/dev/null\nsleep 0.25\n"
+            'printf \'%s\\n\' \'{"type":"result","text":"I would wait until it prints Listening"}\'\n'
+        )
+        agent = f"sh {script}"
+        for _ in range(opts.repeat):
+            args = ["run", "--suite", str(suite), "--provider", "command", "--agent-command", agent]
+            args += ["--concurrency", "50", "--output", str(Path(tmp) / "runs")]
+            measured = _timed_cli(args, Path(tmp))
+            if measured.rc != 0:
+                raise RuntimeError(f"exit {measured.rc}: {_why(measured)}")
+            runs.append(measured)
     ideal = 400 / 50 * 0.25
-    med = statistics.median(walls)
+    med = statistics.median(m.wall for m in runs)
     return [
         (
             "400 x 0.25 s trials at concurrency 50",
-            f"{med:.2f} s wall, {med / ideal:.2f}x the ideal {ideal:.1f} s",
+            f"{med:.2f} s wall, {med / ideal:.2f}x the ideal {ideal:.1f} s "
+            f"(median of {len(runs)}: {', '.join(f'{m.wall:.2f}' for m in runs)} s)",
         )
     ]
 
 
+@benchmark
+def example_suite(opts: Options) -> list[tuple[str, str]]:
+    """The example suite (evals/) end to end with the default provider, offline replay of its cassettes."""
+    runs: list[Measured] = []
+    with tempfile.TemporaryDirectory(dir=_scratch()) as tmp:
+        for _ in range(max(1, min(opts.repeat, opts.large_repeat))):
+            measured = _timed_cli(["run", "--output", str(Path(tmp) / "runs")], REPO)
+            runs.append(measured)
+            if measured.rc not in (0, 1):  # 1 is "some trials failed": still a complete run
+                break
+        outcome = _suite_outcome(runs[-1], sorted((Path(tmp) / "runs").glob("*/report.json")))
+    label = "example suite (evals/, replay), end to end"
+    if runs[-1].rc not in (0, 1):
+        return [(label, outcome)]
+    return [(label, f"{_figures(runs)}; {outcome}")]
+
+
+def _suite_outcome(last: Measured, reports: list[Path]) -> str:
+    """What the example suite's last run said: its totals, and missing cassettes named as such."""
+    if not reports:
+        return f"did not run (exit {last.rc}): {_why(last)}"
+    report = json.loads(reports[-1].read_text())
+    counts = report["counts"]
+    text = (
+        f"{counts['total']} trials: {counts['passed']} passed, {counts['failed']} failed, "
+        f"{counts['errored']} errored"
+    )
+    missing = sum(
+        1
+        for failure in report.get("failures", [])
+        if any("no cassette" in reason for reason in failure.get("reasons", []))
+    )
+    if missing:
+        text += f"; {missing} trial(s) have no cassette yet (the suite is still being recorded)"
+    return text
+
+
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("names", nargs="*", help=f"benchmarks to run (default: all): {', '.join(BENCHMARKS)}")
     parser.add_argument("--repeat", type=int, default=5, help="samples per benchmark (median is reported)")
+    parser.add_argument(
+        "--large-repeat",
+        type=int,
+        default=1,
+        help="samples of the slow ones: 20,000 trials (both tools), the example suite (default 1)",
+    )
     args = parser.parse_args()
     unknown = [n for n in args.names if n not in BENCHMARKS]
     if unknown:
         parser.error(f"unknown benchmark {unknown[0]!r}; choose from {', '.join(BENCHMARKS)}")
+    opts = Options(repeat=max(1, args.repeat), large_repeat=max(1, args.large_repeat))
     rows: list[tuple[str, str]] = []
+    started, load = time.perf_counter(), os.getloadavg()[0]
     for name in args.names or list(BENCHMARKS):
         print(f"running {name} ...", file=sys.stderr, flush=True)
-        rows += BENCHMARKS[name](args.repeat)
+        try:
+            rows += BENCHMARKS[name](opts)
+        except Exception as exc:  # one broken benchmark is a row in the table, not the end of the bench
+            rows.append((name, f"FAILED: {type(exc).__name__}: {exc}"))
+    # Other work on the machine skews wall times (CPU times less): the load shows how quiet it was.
+    rows.append(
+        (
+            "(this bench)",
+            f"{time.perf_counter() - started:.0f} s wall; {os.cpu_count()} cores, "
+            f"Python {sys.version.split()[0]}, 1-min load average {load:.1f} at start, "
+            f"{os.getloadavg()[0]:.1f} at end",
+        )
+    )
     width = max(len(label) for label, _ in rows)
     print(f"{'benchmark'.ljust(width)}  result")
     for label, value in rows:
         print(f"{label.ljust(width)}  {value}")
-    return 0
+    return 1 if any(value.startswith("FAILED") for _, value in rows) else 0
 
 
 if __name__ == "__main__":

@@ -259,23 +259,23 @@ async def _grade(
 
 
 def _make_below(root: str, folder: str) -> None:
-    """Create ``folder`` and its parents below ``root``, never ``root`` itself.
+    """Create ``folder`` and its missing parents below ``root``, never ``root`` itself.
 
     If the run directory was removed during the run this raises FileNotFoundError instead of quietly
-    building a new, half-empty one; the runner then stops with a clear error.
+    building a new, half-empty one; the runner then stops with a clear error. Parents are tried from the
+    leaf up, so a trial whose condition folder exists costs one mkdir.
     """
-    try:  # the common case: the parents exist already
+    try:
         os.mkdir(folder)
-        return
     except FileExistsError:
         return
     except FileNotFoundError:
-        pass
-    path = root
-    for part in os.path.relpath(folder, root).split(os.sep):
-        path = os.path.join(path, part)
+        parent = os.path.dirname(folder)
+        if len(parent) <= len(root):
+            raise
+        _make_below(root, parent)
         with contextlib.suppress(FileExistsError):
-            os.mkdir(path)
+            os.mkdir(folder)
 
 
 def _record_path(suite: Suite, item: WorkItem, provider: Provider) -> str:
