@@ -287,7 +287,10 @@ async def test_reenacted_tmux_sessions_live_on_the_trial_socket_until_cleanup(
     assert report.tmux_sockets[0].startswith(layout.tmux_tmpdir)
 
 
-RECORDED_WS = "/home/someone/project/runs/20260101-000000-abc/trials/execution/hello-prompt/none/claude/trial-1/workspace"
+RECORDED_WS = (
+    "/home/someone/project/runs/20260101-000000-abc/trials/"
+    "execution/hello-prompt/none/claude/trial-1/workspace"
+)
 
 
 def test_relocate_points_recorded_workspace_paths_at_this_trial() -> None:
