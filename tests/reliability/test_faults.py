@@ -188,14 +188,21 @@ def test_an_output_dir_removed_mid_run_stops_with_exit_2(suite_dir: SuiteDir, tm
         stderr=subprocess.PIPE,
         text=True,
     )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not list(
-        (root.parent / "runs").glob("*/trials/*/*/*/*/*/result.json")
-    ):
-        time.sleep(0.05)
-    (run_dir,) = (root.parent / "runs").iterdir()
-    shutil.rmtree(run_dir)
-    out, err = child.communicate(timeout=60)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not list(
+            (root.parent / "runs").glob("*/trials/*/*/*/*/*/result.json")
+        ):
+            time.sleep(0.05)
+        (run_dir,) = (root.parent / "runs").iterdir()
+        # The run keeps writing while we delete: retry until the folder is really gone.
+        while run_dir.exists() and time.monotonic() < deadline:
+            shutil.rmtree(run_dir, ignore_errors=True)
+        out, err = child.communicate(timeout=60)
+    finally:
+        if child.poll() is None:  # never leave the run behind, whatever failed above
+            child.kill()
+            child.communicate()
     assert child.returncode == 2, (out, err)
     assert "the run directory stopped being writable" in err and "--output" in err
     assert "Traceback" not in err
