@@ -1,15 +1,22 @@
-"""The event bus: one bounded stream per subscriber, each subscriber a task in the run's task group."""
+"""The event bus: one queue per subscriber, each subscriber a task in the run's task group.
+
+Publishing never switches tasks (``post`` is synchronous), so a sequence of events posted together
+reaches every subscriber in that order, with no lock; a subscriber task drains its queue in batches.
+Backpressure is explicit: producers ``await bus.room()`` between units of work, which waits while any
+subscriber is more than ``STREAM_BUFFER`` events behind, so a slow reporter slows the run instead of
+buffering it.
+"""
 
 from __future__ import annotations
 
 import sys
+from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Protocol, TextIO
 
 import anyio
 from anyio.abc import TaskGroup
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from .events import Event, event_type
 
@@ -29,59 +36,95 @@ class Subscriber(Protocol):
     async def finish(self) -> None: ...
 
 
+class _Inbox:
+    """One subscriber's pending events and the wake-ups between it and the producers."""
+
+    __slots__ = ("drained", "events", "wake")
+
+    def __init__(self) -> None:
+        self.events: deque[Event] = deque()
+        self.wake = anyio.Event()  # set when events arrive or the bus closes
+        self.drained = anyio.Event()  # set when the backlog falls to the limit
+
+
 class EventBus:
     """Broadcasts each event to every live subscriber; a subscriber that raises is reported and dropped."""
 
     def __init__(self, tg: TaskGroup, *, errors: TextIO | None = None) -> None:
         self._tg = tg
-        self._streams: dict[str, MemoryObjectSendStream[Event]] = {}
+        self._inboxes: dict[str, _Inbox] = {}
         self._errors = errors or sys.stderr
         self.failed: dict[str, str] = {}
         self._tickers: list[anyio.CancelScope] = []
         self._closed = False
 
     def subscribe(self, subscriber: Subscriber) -> None:
-        send, receive = anyio.create_memory_object_stream[Event](STREAM_BUFFER)
-        self._streams[subscriber.name] = send
-        self._tg.start_soon(self._pump, subscriber, receive, name=f"reporter:{subscriber.name}")
+        inbox = _Inbox()
+        self._inboxes[subscriber.name] = inbox
+        self._tg.start_soon(self._pump, subscriber, inbox, name=f"reporter:{subscriber.name}")
         tick: Callable[[], Awaitable[None]] | None = getattr(subscriber, "tick", None)
         if tick is not None:
             self._tg.start_soon(self._tick, subscriber, tick, name=f"reporter-tick:{subscriber.name}")
 
+    def post(self, event: Event) -> None:
+        """Queue ``event`` for every live subscriber, without waiting (see ``room`` for backpressure)."""
+        if self._closed:
+            raise RuntimeError("event posted to a closed bus")
+        for inbox in self._inboxes.values():
+            inbox.events.append(event)
+            if not inbox.wake.is_set():
+                inbox.wake.set()
+
+    async def room(self) -> None:
+        """Wait while any subscriber is more than ``STREAM_BUFFER`` events behind."""
+        for inbox in list(self._inboxes.values()):
+            while len(inbox.events) > STREAM_BUFFER:
+                if inbox.drained.is_set():
+                    inbox.drained = anyio.Event()
+                await inbox.drained.wait()
+
     async def publish(self, event: Event) -> None:
-        for name, stream in list(self._streams.items()):
-            try:
-                await stream.send(event)
-            except (anyio.BrokenResourceError, anyio.ClosedResourceError):
-                # The subscriber died (already reported by its pump); stop feeding it.
-                self._streams.pop(name, None)
-                stream.close()
+        """``post`` then ``room``: one event, with backpressure."""
+        self.post(event)
+        await self.room()
 
     async def close(self) -> None:
         """End of the run: each subscriber drains what it has, then finishes."""
         self._closed = True  # a ticker that has not started yet sees this and never loops
         for scope in self._tickers:
             scope.cancel()
-        for stream in self._streams.values():
-            await stream.aclose()
-        self._streams.clear()
+        for inbox in self._inboxes.values():
+            inbox.wake.set()
 
-    async def _pump(self, subscriber: Subscriber, receive: MemoryObjectReceiveStream[Event]) -> None:
+    async def _pump(self, subscriber: Subscriber, inbox: _Inbox) -> None:
         current: Event | None = None
-        async with receive:
-            try:
-                async for current in receive:
+        events = inbox.events
+        try:
+            while True:
+                while events:
+                    current = events.popleft()
                     await subscriber.on_event(current)
+                    if len(events) <= STREAM_BUFFER and not inbox.drained.is_set():
+                        inbox.drained.set()
                 current = None
-                await subscriber.finish()
-            except Exception as exc:  # a broken reporter must not take the run down with it
-                where = f"on {event_type(current)}" if current is not None else "while finishing"
-                message = f"{type(exc).__name__}: {exc}"
-                self.failed[subscriber.name] = message
-                self._errors.write(
-                    f"skillgym: reporter {subscriber.name!r} failed {where} ({message}); dropped\n"
-                )
-                self._errors.flush()
+                if self._closed:
+                    break
+                inbox.wake = anyio.Event()  # no await since the queue emptied: nothing was missed
+                await inbox.wake.wait()
+            await subscriber.finish()
+        except Exception as exc:  # a broken reporter must not take the run down with it
+            where = f"on {event_type(current)}" if current is not None else "while finishing"
+            message = f"{type(exc).__name__}: {exc}"
+            self.failed[subscriber.name] = message
+            self._errors.write(
+                f"skillgym: reporter {subscriber.name!r} failed {where} ({message}); dropped\n"
+            )
+            self._errors.flush()
+        finally:
+            # Stop feeding it, and never leave a producer waiting on its backlog.
+            self._inboxes.pop(subscriber.name, None)
+            events.clear()
+            inbox.drained.set()
 
     async def _tick(self, subscriber: Subscriber, tick: Callable[[], Awaitable[None]]) -> None:
         # A separate task rather than a timeout on receive(): cancelling a receive can lose an event.

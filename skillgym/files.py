@@ -4,17 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
+import threading
 from pathlib import Path
-
-
-def _file_mode() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return 0o666 & ~mask
-
-
-_FILE_MODE = _file_mode()
 
 
 def write_atomic(path: str | Path, data: str | bytes) -> None:
@@ -25,13 +16,20 @@ def write_atomic(path: str | Path, data: str | bytes) -> None:
     """
     payload = data.encode("utf-8") if isinstance(data, str) else data
     # The folder must exist: creating it here would quietly rebuild a run directory someone removed.
-    folder, name = os.path.split(os.fspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder or ".")
+    target = os.fspath(path)
+    folder, name = os.path.split(target)
+    # Named by process and thread: no two live writers share a temp file, so there is no need for
+    # mkstemp's random names and retries (a leftover from a crashed writer is simply truncated).
+    tmp = os.path.join(folder, f".{name}.{os.getpid()}-{threading.get_ident()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o666)
     try:
-        os.fchmod(fd, _FILE_MODE)  # mkstemp makes 0600; results are meant to be read like any file
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(payload)
-        os.replace(tmp, path)
+        try:
+            view = memoryview(payload)
+            while view:
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
+        os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 import msgspec
 
 from . import __version__
@@ -109,7 +110,10 @@ async def detect_providers(plan: Plan, suite: Suite, options: RunOptions) -> dic
 
 
 class _Brackets:
-    """Publishes lane/case start and finish around trials, in order, even under concurrency."""
+    """Posts lane/case start and finish around trials, in order, even under concurrency.
+
+    Posting never switches tasks, so each method's events go out together, with no lock.
+    """
 
     def __init__(self, plan: Plan, bus: EventBus, run_id: str) -> None:
         self._bus = bus
@@ -118,75 +122,71 @@ class _Brackets:
         self._group_left = Counter(_group(i) for i in plan.items)
         self._lane_results: dict[str, list[TrialResult]] = {}
         self._group_results: dict[tuple[str, str, str, str], list[TrialResult]] = {}
-        self._lock = anyio.Lock()
 
-    async def before(self, item: WorkItem, case: Case, workspace: dict[str, object]) -> None:
-        async with self._lock:
-            now = time.time()
-            if item.lane not in self._lane_results:
-                self._lane_results[item.lane] = []
-                await self._bus.publish(
-                    LaneStart(
-                        run_id=self._run_id, at=now, lane=item.lane, total_trials=self._lane_left[item.lane]
-                    )
+    def before(self, item: WorkItem, case: Case, workspace: dict[str, object]) -> None:
+        now = time.time()
+        if item.lane not in self._lane_results:
+            self._lane_results[item.lane] = []
+            self._bus.post(
+                LaneStart(
+                    run_id=self._run_id, at=now, lane=item.lane, total_trials=self._lane_left[item.lane]
                 )
-            group = _group(item)
-            if group not in self._group_results:
-                self._group_results[group] = []
-                await self._bus.publish(
-                    CaseStart(
-                        run_id=self._run_id,
-                        at=now,
-                        lane=item.lane,
-                        case_id=item.case_id,
-                        condition=item.condition,
-                        provider=item.provider,
-                        fingerprint=case.fingerprint,
-                        total_trials=self._group_left[group],
-                    )
-                )
-            await self._bus.publish(
-                TrialStart(
+            )
+        group = _group(item)
+        if group not in self._group_results:
+            self._group_results[group] = []
+            self._bus.post(
+                CaseStart(
                     run_id=self._run_id,
                     at=now,
-                    key=item.key,
                     lane=item.lane,
                     case_id=item.case_id,
                     condition=item.condition,
                     provider=item.provider,
-                    model=item.model,
-                    trial=item.trial,
-                    fingerprint=item.fingerprint,
-                    workspace=dict(workspace),
+                    fingerprint=case.fingerprint,
+                    total_trials=self._group_left[group],
                 )
             )
+        self._bus.post(
+            TrialStart(
+                run_id=self._run_id,
+                at=now,
+                key=item.key,
+                lane=item.lane,
+                case_id=item.case_id,
+                condition=item.condition,
+                provider=item.provider,
+                model=item.model,
+                trial=item.trial,
+                fingerprint=item.fingerprint,
+                workspace=dict(workspace),
+            )
+        )
 
-    async def after(self, item: WorkItem, result: TrialResult) -> None:
-        async with self._lock:
-            await self._bus.publish(TrialFinish(run_id=self._run_id, at=time.time(), result=result))
-            group = _group(item)
-            self._group_results[group].append(result)
-            self._lane_results[item.lane].append(result)
-            self._group_left[group] -= 1
-            self._lane_left[item.lane] -= 1
-            if self._group_left[group] == 0:
-                await self._close_group(group)
-            if self._lane_left[item.lane] == 0:
-                await self._close_lane(item.lane)
+    def after(self, item: WorkItem, result: TrialResult) -> None:
+        self._bus.post(TrialFinish(run_id=self._run_id, at=time.time(), result=result))
+        group = _group(item)
+        self._group_results[group].append(result)
+        self._lane_results[item.lane].append(result)
+        self._group_left[group] -= 1
+        self._lane_left[item.lane] -= 1
+        if self._group_left[group] == 0:
+            self._close_group(group)
+        if self._lane_left[item.lane] == 0:
+            self._close_lane(item.lane)
 
-    async def close_open(self) -> None:
+    def close_open(self) -> None:
         """After an interruption: finish every bracket that was opened, with the trials it got."""
-        async with self._lock:
-            for group, left in self._group_left.items():
-                if left > 0 and group in self._group_results:
-                    await self._close_group(group)
-            for lane, left in self._lane_left.items():
-                if left > 0 and lane in self._lane_results:
-                    await self._close_lane(lane)
+        for group, left in self._group_left.items():
+            if left > 0 and group in self._group_results:
+                self._close_group(group)
+        for lane, left in self._lane_left.items():
+            if left > 0 and lane in self._lane_results:
+                self._close_lane(lane)
 
-    async def _close_group(self, group: tuple[str, str, str, str]) -> None:
+    def _close_group(self, group: tuple[str, str, str, str]) -> None:
         lane, case_id, condition, provider = group
-        await self._bus.publish(
+        self._bus.post(
             CaseFinish(
                 run_id=self._run_id,
                 at=time.time(),
@@ -199,8 +199,8 @@ class _Brackets:
         )
         self._group_left[group] = 0
 
-    async def _close_lane(self, lane: str) -> None:
-        await self._bus.publish(
+    def _close_lane(self, lane: str) -> None:
+        self._bus.post(
             LaneFinish(
                 run_id=self._run_id,
                 at=time.time(),
@@ -297,8 +297,9 @@ async def execute(
         by_key = {i.key: i for i in plan.items}
         for prior in done:  # a resumed run replays finished trials so every reporter sees the whole run
             item = by_key[prior.key]
-            await brackets.before(item, cases[item.case_id], {})
-            await brackets.after(item, prior)
+            brackets.before(item, cases[item.case_id], {})
+            brackets.after(item, prior)
+            await bus.room()
         pending = iter(todo)
 
         async def worker() -> None:
@@ -310,8 +311,12 @@ async def execute(
                     stop.interrupted = True
                     tg.cancel_scope.cancel()
                     return
+                # One real yield per trial, even when a provider never awaits: signals, ticks and the
+                # reporters get their turn, and cancellation lands here. Then wait for slow reporters.
+                await anyio.lowlevel.checkpoint()
+                await bus.room()
                 case = cases[item.case_id]
-                await brackets.before(item, case, workspace_plan(suite, case, item, settings))
+                brackets.before(item, case, workspace_plan(suite, case, item, settings))
                 try:
                     result = await run_trial(suite, case, item, providers[item.provider], settings)
                 except OSError as exc:
@@ -322,7 +327,7 @@ async def execute(
                     tg.cancel_scope.cancel()
                     return
                 results.append(result)
-                await brackets.after(item, result)
+                brackets.after(item, result)
 
         stop = _Stop()
         async with anyio.create_task_group() as tg:
@@ -333,7 +338,7 @@ async def execute(
             tg.cancel_scope.cancel()  # all trials done: stop watching signals
         interrupted = stop.interrupted
         if interrupted:
-            await brackets.close_open()
+            brackets.close_open()
         counts = counts_of(results)
         # Token snapshots never change the verdict, unless --snapshot-enforce makes a regression fail it.
         finish = finish_summary(results, suite, options.snapshots, run_id=run_id, interrupted=interrupted)

@@ -79,18 +79,21 @@ async def run_trial(
     condition = next(c for c in suite.conditions if c.id == item.condition)
     preset = next((p for p in suite.presets if p.id == case.workspace), None)
     trial_id = f"{settings.run_id}/{item.key}"  # unique across concurrent runs: cleanup kills by this tag
-    env = hermetic_env(
-        layout,
-        trial_id=trial_id,
-        suite_root=Path(suite.root),
-        passthrough={k: os.environ[k] for k in provider.passthrough_env if k in os.environ},
-        preset_env=preset.env if preset else {},
-        lane=case.lane,
-        condition_env=condition.env,
-        case_env=case.env,
-    )
-    # A text answer from a stand-in needs no workspace; everything else gets a fresh one.
+    # A text answer from a stand-in needs no workspace and starts no process, so it needs no environment;
+    # everything else gets a fresh workspace and the hermetic environment.
     isolated = case.lane != "prompt" or provider.runs_agent
+    env: dict[str, str] = {}
+    if isolated:
+        env = hermetic_env(
+            layout,
+            trial_id=trial_id,
+            suite_root=Path(suite.root),
+            passthrough={k: os.environ[k] for k in provider.passthrough_env if k in os.environ},
+            preset_env=preset.env if preset else {},
+            lane=case.lane,
+            condition_env=condition.env,
+            case_env=case.env,
+        )
     prompt = build_prompt(case, injected=settings.injected.get(item.condition, ""))
     outcome: ProviderResult | None = None
     graded: Grade | None = None

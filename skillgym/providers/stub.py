@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Final
 
@@ -27,6 +28,8 @@ class StubProvider:
         self._root = Path(suite_root) / STUBS_DIR
         # (case, condition) -> text or None; a large run asks for the same few files thousands of times.
         self._cache: dict[tuple[str, str], str | None] = {}
+        self._texts: dict[str, str] = {}  # file name -> text: stubs/<case>.md serves every condition
+        self._listing: frozenset[str] | None = None  # names directly in stubs/, listed once per run
 
     async def detect(self) -> Detection:
         return Detection(provider=self.name, available=True)
@@ -55,10 +58,21 @@ class StubProvider:
     def _read(self, case: str, condition: str) -> str | None:
         check_segment(case, what="case id")
         check_segment(condition, what="condition id")
-        for path in (self._root / case / f"{condition}.md", self._root / f"{case}.md"):
-            if path.is_file():
-                return path.read_text(encoding="utf-8")
-        return None
+        if self._listing is None:
+            try:
+                self._listing = frozenset(os.listdir(self._root))
+            except (FileNotFoundError, NotADirectoryError):
+                self._listing = frozenset()
+        if case in self._listing:
+            own = self._root / case / f"{condition}.md"
+            if own.is_file():
+                return own.read_text(encoding="utf-8")
+        name = f"{case}.md"
+        if name not in self._texts:
+            if name not in self._listing or not (self._root / name).is_file():
+                return None
+            self._texts[name] = (self._root / name).read_text(encoding="utf-8")
+        return self._texts[name]
 
 
 def _failed(message: str) -> ProviderResult:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 
 import anyio
+import anyio.lowlevel
 import pytest
 
 from skillgym.bus import STREAM_BUFFER, EventBus, running_bus
@@ -73,3 +74,54 @@ async def test_a_raising_subscriber_is_reported_once_and_the_others_carry_on() -
 
 def test_event_type_is_the_wire_tag() -> None:
     assert event_type(_events(1)[-1]) == "run.finish"
+
+
+class Gated(Recorder):
+    """Takes no event until ``gate`` is set."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.gate = anyio.Event()
+
+    async def on_event(self, event: Event) -> None:
+        await self.gate.wait()
+        self.seen.append(event)
+
+
+@pytest.mark.anyio
+async def test_room_waits_while_a_subscriber_is_behind_and_post_never_switches_tasks() -> None:
+    gated = Gated("gated")
+    events = _events(STREAM_BUFFER + 5)
+    made_room = anyio.Event()
+    async with running_bus(gated) as bus:
+        for event in events:
+            bus.post(event)  # synchronous: nothing else runs in between, so no lock is needed
+        assert gated.seen == []
+
+        async def producer() -> None:
+            await bus.room()
+            made_room.set()
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(producer)
+            await anyio.wait_all_tasks_blocked()
+            assert not made_room.is_set()  # the subscriber is more than STREAM_BUFFER behind
+            gated.gate.set()
+        await anyio.lowlevel.checkpoint()
+        assert made_room.is_set()
+    assert gated.seen == events and gated.finished
+
+
+@pytest.mark.anyio
+async def test_a_dropped_subscriber_never_holds_producers_back() -> None:
+    errors = io.StringIO()
+    bad = Exploding("bad")
+    async with anyio.create_task_group() as tg:
+        bus = EventBus(tg, errors=errors)
+        bus.subscribe(bad)
+        for event in _events(STREAM_BUFFER * 2):
+            bus.post(event)
+        with anyio.fail_after(5):
+            await bus.room()
+        await bus.close()
+    assert len(bad.seen) == 3 and "bad" in bus.failed
