@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 import statistics
@@ -155,6 +156,7 @@ def _t_upper_tail(t: float, df: float) -> float:
     return 0.5 * _regularized_beta(df / 2.0, 0.5, df / (df + t * t), t * t / (df + t * t))
 
 
+@functools.lru_cache(maxsize=256)  # a report asks for the same few (level, df) pairs once per case
 def t_quantile(p: float, df: float) -> float:
     """Student-t quantile: bisection on the exact CDF (a regularized incomplete beta), accurate to about 1e-9.
 
@@ -188,16 +190,25 @@ def t_quantile(p: float, df: float) -> float:
     return (low + high) / 2.0
 
 
+def fmean(values: Sequence[float]) -> float:
+    """The mean, correctly rounded sum over n; constant input gives exactly that constant."""
+    first = values[0]
+    if all(v == first for v in values):
+        return float(first)
+    return math.fsum(values) / len(values)
+
+
 def mean_interval(values: Sequence[float], level: float = 0.95) -> Interval | None:
     """Student-t interval for the mean; None when empty, the point [v, v] for a single value."""
     _check_level(level)
     _check_finite(values, "values")
     if not values:
         return None
-    mean = float(statistics.mean(values))  # exact, so constant input gives that constant
+    mean = fmean(values)
     if len(values) == 1:
         return Interval(low=mean, high=mean, level=level)
-    half = t_quantile(0.5 + level / 2.0, len(values) - 1) * statistics.stdev(values) / math.sqrt(len(values))
+    spread = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (len(values) - 1))
+    half = t_quantile(0.5 + level / 2.0, len(values) - 1) * spread / math.sqrt(len(values))
     return Interval(low=mean - half, high=mean + half, level=level)
 
 
@@ -246,7 +257,7 @@ def clustered_bootstrap_mean(
         if not cluster:
             raise ValueError(f"clusters[{index}] is empty; drop cases without trials before aggregating")
         _check_finite(cluster, f"clusters[{index}]")
-        cluster_means.append(float(statistics.mean(cluster)))
+        cluster_means.append(fmean(cluster))
     return _bootstrap_mean(cluster_means, resamples, level, seed)
 
 
@@ -326,7 +337,7 @@ def compare_paired(
     return Comparison(
         name=name,
         n_pairs=len(diffs),
-        mean_diff=float(statistics.mean(diffs)) if diffs else None,
+        mean_diff=fmean(diffs) if diffs else None,
         interval=interval,
         wins=wins,
         ties=len(diffs) - wins - losses,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import os
 import time
@@ -253,7 +254,7 @@ async def _grade(
         skills=tuple(s.name for s in suite.skills),
         suite_rules=suite.anti_patterns,
         agent_started_at=started,
-        suite_root=str(Path(suite.root).resolve()),
+        suite_root=_resolved(suite.root),
     )
     try:
         return await grade(case, outcome.trace, context)
@@ -261,24 +262,52 @@ async def _grade(
         raise _GraderError(f"grader crashed on case {case.id!r}: {type(exc).__name__}: {exc}") from exc
 
 
+@functools.lru_cache(maxsize=8)
+def _resolved(root: str) -> str:
+    return str(Path(root).resolve())  # once per run, not per trial: resolve() stats every component
+
+
+class _Folders:
+    """Folders known to exist below the current run dir, so a trial usually costs one mkdir."""
+
+    root = ""
+    known: set[str] = set()
+
+
 def _make_below(root: str, folder: str) -> None:
     """Create ``folder`` and its missing parents below ``root``, never ``root`` itself.
 
     If the run directory was removed during the run this raises FileNotFoundError instead of quietly
-    building a new, half-empty one; the runner then stops with a clear error. Parents are tried from the
-    leaf up, so a trial whose condition folder exists costs one mkdir.
+    building a new, half-empty one; the runner then stops with a clear error.
     """
+    if _Folders.root != root:
+        _Folders.root, _Folders.known = root, set()
+    parent = os.path.dirname(folder)
+    if parent in _Folders.known:
+        try:
+            os.mkdir(folder)
+            return
+        except FileExistsError:
+            return
+        except FileNotFoundError:  # removed under us: forget what we knew and check the whole way
+            _Folders.known.clear()
+    _make_checked(root, folder)
+
+
+def _make_checked(root: str, folder: str) -> None:
+    # Parents are tried from the leaf up, stopping below ``root``.
     try:
         os.mkdir(folder)
     except FileExistsError:
-        return
+        pass
     except FileNotFoundError:
         parent = os.path.dirname(folder)
         if len(parent) <= len(root):
             raise
-        _make_below(root, parent)
+        _make_checked(root, parent)
         with contextlib.suppress(FileExistsError):
             os.mkdir(folder)
+    _Folders.known.add(folder)
 
 
 def _record_path(suite: Suite, item: WorkItem, provider: Provider) -> str:

@@ -255,12 +255,15 @@ def scan_text(
             for finding in _orphans(rule, lines, negation=negation, locate=where):
                 found.setdefault((rule.id, finding.line or 0, finding.matched_text, False), finding)
             continue
-        for pattern in rule.patterns:
-            compile_pattern(pattern)  # a broken rule fails here, named, rather than on some line
+        # Compiled here, so a broken rule fails named rather than on some line; searched directly per
+        # line, because most lines match no rule and need nothing more.
+        compiled = [(pattern, compile_pattern(pattern).search) for pattern in rule.patterns]
         for number, line in enumerate(lines, 1):
             if _COMMENT.match(line) or (rule.id in LOOP_AWARE_RULES and number - 1 in loops):
                 continue
-            for pattern in rule.patterns:
+            for pattern, search in compiled:
+                if search(line) is None:
+                    continue
                 for match in find_all(pattern, line, negation=negation):
                     key = (rule.id, number, match.text, match.negated)
                     found.setdefault(

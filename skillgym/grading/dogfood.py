@@ -19,7 +19,7 @@ from .antipatterns import effective_rules, scan_commands
 from .artifacts import ARTIFACT_EXTENSIONS, PathEscapeError, evaluate_artifacts, inside, walk_files
 from .context import GradeContext
 from .execution import PROVIDER_FAILED
-from .patterns import LineIndex, find_all, find_forbidden, show_pattern
+from .patterns import LineIndex, find_first, find_forbidden, show_pattern
 from .prompt import response_text
 from .report import (
     evidence_references,
@@ -162,7 +162,7 @@ def _requirement(requirement: ReportRequirement, report: str, index: LineIndex) 
     if requirement.section and not has_section(report, requirement.section):
         problems.append(f"no {requirement.section!r} heading")
     for pattern in requirement.required_patterns:
-        if not find_all(pattern, report, index=index):
+        if find_first(pattern, report, index=index) is None:
             problems.append(f"the report never mentions {show_pattern(pattern)}")
     for pattern in requirement.forbidden_patterns:
         used = [m for m in find_forbidden(pattern, report, index=index) if not m.negated]

@@ -17,6 +17,7 @@ __all__ = (
     "PatternMatch",
     "compile_pattern",
     "find_all",
+    "find_first",
     "find_forbidden",
     "is_negated",
     "sentence_after",
@@ -163,6 +164,8 @@ def find_all(
 ) -> list[PatternMatch]:
     """Every occurrence of ``pattern`` in ``text``; with ``negation``, each says whether it is negated."""
     compiled = compile_pattern(pattern)
+    if compiled.search(text) is None:  # the common case, without building a line index or a list
+        return []
     lines = index or LineIndex(text)
     found: list[PatternMatch] = []
     for match in compiled.finditer(text):
@@ -177,6 +180,16 @@ def find_all(
             )
         )
     return found
+
+
+def find_first(pattern: Pattern, text: str, *, index: LineIndex | None = None) -> PatternMatch | None:
+    """The first occurrence of ``pattern`` in ``text`` (as ``find_all(...)[0]``), or None."""
+    match = compile_pattern(pattern).search(text)
+    if match is None:
+        return None
+    start, end = _focus(match)
+    line = (index or LineIndex(text)).line(start)
+    return PatternMatch(text=text[start:end], line=line, start=start, end=end)
 
 
 def find_forbidden(pattern: Pattern, text: str, *, index: LineIndex | None = None) -> list[PatternMatch]:

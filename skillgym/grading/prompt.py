@@ -9,7 +9,7 @@ from ..results import CheckOutcome, Grade, ScoreItem
 from ..trace import Trace
 from .antipatterns import effective_rules, has_error, scan_text
 from .context import GradeContext
-from .patterns import LineIndex, find_all, find_forbidden, show_pattern
+from .patterns import LineIndex, find_first, find_forbidden, show_pattern
 from .rules import anti_pattern_reasons, requirement_reasons
 from .skills import select_skills
 from .workflow import compliance, evaluate_workflow
@@ -53,10 +53,10 @@ def grade_prompt(case: PromptCase, trace: Trace, ctx: GradeContext) -> Grade:
 
     expected: list[CheckOutcome] = []
     for number, pattern in enumerate(case.expected_patterns, 1):
-        found = find_all(pattern, text, index=index)
+        found = find_first(pattern, text, index=index)
         where = (
-            f"found {show_pattern(pattern)} at line {found[0].line}"
-            if found
+            f"found {show_pattern(pattern)} at line {found.line}"
+            if found is not None
             else f"the response never mentions {show_pattern(pattern)}"
         )
         expected.append(
@@ -64,15 +64,16 @@ def grade_prompt(case: PromptCase, trace: Trace, ctx: GradeContext) -> Grade:
                 id=f"expected-{number}",
                 kind="expected-pattern",
                 required=False,
-                passed=bool(found),
+                passed=found is not None,
                 message=where,
             )
         )
     forbidden: list[CheckOutcome] = []
     uses: list[str] = []
     for number, pattern in enumerate(case.forbidden_patterns, 1):
-        counted = [m for m in find_forbidden(pattern, text, index=index) if not m.negated]
-        negated = len(find_forbidden(pattern, text, index=index)) - len(counted)
+        occurrences = find_forbidden(pattern, text, index=index)
+        counted = [m for m in occurrences if not m.negated]
+        negated = len(occurrences) - len(counted)
         places = [f"line {m.line} ({m.text.strip()[:40]!r})" for m in counted]
         uses.extend(f"{show_pattern(pattern)} at {p}" for p in places)
         note = f"; {negated} negated mention(s) ignored" if negated else ""

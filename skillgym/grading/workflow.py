@@ -7,7 +7,7 @@ from typing import Literal, TypeAlias
 
 from ..model import Pattern, WorkflowCheck
 from ..results import CheckOutcome
-from .patterns import LineIndex, PatternMatch, find_all, find_forbidden, show_pattern
+from .patterns import LineIndex, PatternMatch, find_all, find_first, find_forbidden, show_pattern
 
 __all__ = ("Corpus", "compliance", "evaluate_workflow", "failed_dependency_message")
 
@@ -28,9 +28,9 @@ class _Source:
     def first(self, pattern: Pattern) -> str | None:
         """Where ``pattern`` first occurs, or None."""
         for position, (text, index) in enumerate(zip(self.texts, self.indexes, strict=True)):
-            found = find_all(pattern, text, index=index)
-            if found:
-                return self._where(position, found[0])
+            found = find_first(pattern, text, index=index)
+            if found is not None:
+                return self._where(position, found)
         return None
 
     def uses(self, pattern: Pattern) -> list[str]:

@@ -28,7 +28,8 @@ class StubProvider:
         self._root = Path(suite_root) / STUBS_DIR
         # (case, condition) -> text or None; a large run asks for the same few files thousands of times.
         self._cache: dict[tuple[str, str], str | None] = {}
-        self._texts: dict[str, str] = {}  # file name -> text: stubs/<case>.md serves every condition
+        self._texts: dict[str, str] = {}  # case -> text of stubs/<case>.md, which serves every condition
+        self._safe: set[str] = set()  # ids that passed check_segment
         self._listing: frozenset[str] | None = None  # names directly in stubs/, listed once per run
 
     async def detect(self) -> Detection:
@@ -56,8 +57,10 @@ class StubProvider:
         return self._cache[key]
 
     def _read(self, case: str, condition: str) -> str | None:
-        check_segment(case, what="case id")
-        check_segment(condition, what="condition id")
+        for segment, what in ((case, "case id"), (condition, "condition id")):
+            if segment not in self._safe:  # each id once: a large run asks thousands of times
+                check_segment(segment, what=what)
+                self._safe.add(segment)
         if self._listing is None:
             try:
                 self._listing = frozenset(os.listdir(self._root))
@@ -67,12 +70,12 @@ class StubProvider:
             own = self._root / case / f"{condition}.md"
             if own.is_file():
                 return own.read_text(encoding="utf-8")
-        name = f"{case}.md"
-        if name not in self._texts:
+        if case not in self._texts:
+            name = f"{case}.md"
             if name not in self._listing or not (self._root / name).is_file():
                 return None
-            self._texts[name] = (self._root / name).read_text(encoding="utf-8")
-        return self._texts[name]
+            self._texts[case] = (self._root / name).read_text(encoding="utf-8")
+        return self._texts[case]
 
 
 def _failed(message: str) -> ProviderResult:
