@@ -221,15 +221,17 @@ def _request(
 
 
 async def _invoke(provider: Provider, request: ProviderRequest) -> ProviderResult:
+    # A bare scope rather than fail_after(): the same deadline without a generator per trial.
+    deadline = anyio.current_time() + request.timeout_s + DEADLINE_GRACE_S
     try:
-        with anyio.fail_after(request.timeout_s + DEADLINE_GRACE_S):
+        with anyio.CancelScope(deadline=deadline):
             return await provider.invoke(request)
-    except TimeoutError:
-        message = f"provider {provider.name!r} did not return within {request.timeout_s:g}s (case budget)"
-        return ProviderResult(ok=False, trace=Trace(), error_class="timeout", error_message=message)
     except Exception as exc:  # an adapter bug is this trial's provider error, not the run's crash
         message = f"provider {provider.name!r} raised {type(exc).__name__}: {exc}"
         return ProviderResult(ok=False, trace=Trace(), error_class="provider-error", error_message=message)
+    # Only the deadline gets here: any other cancellation propagates out of the scope.
+    message = f"provider {provider.name!r} did not return within {request.timeout_s:g}s (case budget)"
+    return ProviderResult(ok=False, trace=Trace(), error_class="timeout", error_message=message)
 
 
 class _GraderError(Exception):

@@ -22,6 +22,7 @@ from skillgym.process import (
     find_processes_with_env,
     kill_pids,
     kill_process_group,
+    pidfd_children,
     process_group_alive,
     run_process,
 )
@@ -413,3 +414,49 @@ def test_find_processes_with_env_rejects_bad_names() -> None:
         find_processes_with_env("A=B", "x")
     with pytest.raises(ValueError, match="non-empty"):
         find_processes_with_env("", "x")
+
+
+async def test_children_in_a_pidfd_block_are_waited_for_without_a_thread_each(
+    tmp_path: Path, trial_env: dict[str, str]
+) -> None:
+    import asyncio
+    import threading
+
+    policy = asyncio.get_event_loop_policy()
+    before = policy.get_child_watcher() if sys.version_info < (3, 12) else None
+    codes: list[int | None] = []
+    peak_threads = threading.active_count()
+
+    async def one(code: int) -> None:
+        result = await run_process(
+            ["sh", "-c", f"sleep 0.2; exit {code}"], cwd=tmp_path, env=trial_env, timeout_s=30
+        )
+        codes.append(result.exit_code)
+
+    async def watch_threads() -> None:
+        nonlocal peak_threads
+        while len(codes) < 8:
+            peak_threads = max(peak_threads, threading.active_count())
+            await anyio.sleep(0.02)
+
+    with anyio.fail_after(SAFETY_S), pidfd_children():
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(watch_threads)
+            for code in range(8):
+                tg.start_soon(one, code)
+    assert sorted(c for c in codes if c is not None) == list(range(8))
+    if sys.version_info < (3, 12) and hasattr(os, "pidfd_open"):
+        assert peak_threads - threading.active_count() < 8  # ThreadedChildWatcher: one thread per child
+        assert policy.get_child_watcher() is before  # put back for loops that come later
+
+
+def test_processes_still_run_in_a_later_event_loop_after_a_pidfd_block(tmp_path: Path) -> None:
+    async def run_in_block() -> int | None:
+        with pidfd_children():
+            return (await run_process(["true"], cwd=tmp_path, env=dict(os.environ), timeout_s=30)).exit_code
+
+    async def run_plain() -> int | None:
+        return (await run_process(["true"], cwd=tmp_path, env=dict(os.environ), timeout_s=30)).exit_code
+
+    assert anyio.run(run_in_block) == 0
+    assert anyio.run(run_plain) == 0

@@ -43,7 +43,9 @@ async def cleanup(layout: TrialLayout, *, trial_id: str, keep_workspace: bool) -
     """
     with anyio.CancelScope(shield=True):
         problems: list[str] = []
-        sockets = await anyio.to_thread.run_sync(_tmux_sockets, Path(layout.tmux_tmpdir))
+        # A trial that never started tmux has no socket dir: no need for a thread to find that out.
+        tmux_dir = Path(layout.tmux_tmpdir)
+        sockets = await anyio.to_thread.run_sync(_tmux_sockets, tmux_dir) if tmux_dir.exists() else []
         for socket in sockets:
             await _kill_tmux_server(socket)
         pids = await anyio.to_thread.run_sync(find_processes_with_env, TRIAL_ID_VAR, trial_id)
@@ -57,17 +59,24 @@ async def cleanup(layout: TrialLayout, *, trial_id: str, keep_workspace: bool) -
         doomed = [layout.tmux_tmpdir]
         if not keep_workspace:
             doomed += [layout.workspace, layout.home]
-        for path in doomed:
-            try:
-                await anyio.to_thread.run_sync(remove_tree, Path(path))
-            except OSError as exc:
-                problems.append(f"could not remove {path}: {exc}; delete it by hand")
+        problems += await anyio.to_thread.run_sync(_remove_all, doomed)
     return CleanupReport(
         tmux_sockets=tuple(str(s) for s in sockets),
         killed=tuple(pids),
         survivors=tuple(survivors),
         problems=tuple(problems),
     )
+
+
+def _remove_all(paths: list[str]) -> list[str]:
+    """Remove each of ``paths`` (in one worker thread); what could not be removed, as problems."""
+    problems = []
+    for path in paths:
+        try:
+            remove_tree(Path(path))
+        except OSError as exc:
+            problems.append(f"could not remove {path}: {exc}; delete it by hand")
+    return problems
 
 
 def remove_tree(path: Path) -> None:

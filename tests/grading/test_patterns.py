@@ -10,6 +10,7 @@ from skillgym.grading.patterns import (
     PatternError,
     compile_pattern,
     find_all,
+    find_first,
     find_forbidden,
     is_negated,
     show_pattern,
@@ -112,3 +113,15 @@ def test_matches_agree_with_the_text(text: str) -> None:
     for match in find_forbidden(SLEEP, text):
         assert text[match.start : match.end] == match.text
         assert match.line == text.count("\n", 0, match.start) + 1
+
+
+@given(
+    st.text(alphabet=st.sampled_from("ab \n.;sleptnvro'"), max_size=80),
+    st.sampled_from([SLEEP, Pattern(regex=r"(s)le"), Pattern(regex="^a", flags="im"), Pattern(regex="o$")]),
+)
+def test_find_first_is_the_first_of_find_all(text: str, pattern: Pattern) -> None:
+    every = find_all(pattern, text)
+    first = find_first(pattern, text)
+    assert (first is None) == (not every)
+    if every:
+        assert first == every[0]

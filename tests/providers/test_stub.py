@@ -70,3 +70,25 @@ async def test_an_unsafe_case_id_is_a_provider_error(suite_root: Path, tmp_path:
     assert not result.ok
     assert result.error_message is not None
     assert "cannot be used as a file name" in result.error_message
+
+
+async def test_the_case_file_is_read_once_for_every_condition(suite_root: Path, tmp_path: Path) -> None:
+    canned(suite_root, "hello-prompt.md", "shared")
+    provider = StubProvider(suite_root)
+    assert (await provider.invoke(request(tmp_path, condition="none"))).trace.final_text == "shared"
+    (suite_root / "stubs" / "hello-prompt.md").unlink()
+    for condition in ("self-load", "preloaded", "stale"):
+        assert (await provider.invoke(request(tmp_path, condition=condition))).trace.final_text == "shared"
+
+
+async def test_an_unsafe_condition_id_is_refused_even_for_a_cached_case(
+    suite_root: Path, tmp_path: Path
+) -> None:
+    canned(suite_root, "hello-prompt.md", "shared")
+    canned(suite_root, "hello-prompt/none.md", "own")
+    provider = StubProvider(suite_root)
+    assert (await provider.invoke(request(tmp_path, condition="none"))).trace.final_text == "own"
+    result = await provider.invoke(request(tmp_path, condition="../../x"))
+    assert not result.ok
+    assert result.error_message is not None
+    assert "cannot be used as a file name" in result.error_message
