@@ -6,8 +6,11 @@ import os
 import subprocess
 import sys
 import textwrap
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
@@ -37,6 +40,44 @@ def run_cli(
         timeout=timeout,
         check=False,
     )
+
+
+@contextmanager
+def running_cli(*args: str, cwd: Path, env: dict[str, str] | None = None) -> Iterator[subprocess.Popen[str]]:
+    """``python -m skillgym ARGS`` started in the background, to be watched and signalled mid-run.
+
+    Whatever happens in the block, the process is not left behind: it is killed and reaped on the way out.
+    """
+    full_env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1", **(env or {})}
+    child = subprocess.Popen(
+        [sys.executable, "-m", "skillgym", *args],
+        cwd=cwd,
+        env=full_env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        yield child
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.communicate()
+
+
+T = TypeVar("T")
+
+
+def wait_for(found: Callable[[], T], *, timeout: float, what: str, every: float = 0.05) -> T:
+    """Poll ``found()`` until it returns something truthy and return that; fail naming ``what``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        result = found()
+        if result:
+            return result
+        if time.monotonic() > deadline:
+            pytest.fail(f"gave up after {timeout:g} s waiting for {what}")
+        time.sleep(every)
 
 
 @pytest.fixture

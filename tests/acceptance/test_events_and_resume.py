@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
 import sys
-import time
 import xml.etree.ElementTree as ET
 from collections import defaultdict
 from collections.abc import Callable
@@ -15,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, run_cli
+from tests.conftest import run_cli, running_cli, wait_for
 
 SuiteDir = Callable[[dict[str, str]], Path]
 
@@ -182,39 +179,17 @@ def test_interrupted_run_resumes_without_losing_or_repeating_trials(
     # Then the same run, with case-4 hanging while a flag file exists, stopped once all else finished.
     hang_flag = tmp_path / "hang"
     hang_flag.write_text("")
-    env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
-    child = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "skillgym",
-            "run",
-            "--suite",
-            str(root),
-            "--provider",
-            "command",
-            "--agent-command",
-            f"{agent} {hang_flag}",
-            "--trials",
-            "2",
-            "--concurrency",
-            "8",
-        ],
-        cwd=root.parent,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        done = list((root.parent / "runs").glob("*/trials/prompt/*/*/command/trial-*/result.json"))
-        if len(done) >= 20:  # 24 trials, 4 of them (case-4) hang
-            break
-        time.sleep(0.1)
-    assert len(done) >= 20, "the run never got to the point where only case-4 hangs"
-    child.send_signal(signum)
-    out, err = child.communicate(timeout=60)
+    args = ["run", "--suite", str(root), "--provider", "command", "--agent-command", f"{agent} {hang_flag}"]
+    with running_cli(*args, "--trials", "2", "--concurrency", "8", cwd=root.parent) as child:
+        results = "*/trials/prompt/*/*/command/trial-*/result.json"
+        wait_for(  # 24 trials, 4 of them (case-4) hang
+            lambda: len(list((root.parent / "runs").glob(results))) >= 20,
+            timeout=90,
+            what="the run to get to where only case-4 hangs",
+            every=0.1,
+        )
+        child.send_signal(signum)
+        out, err = child.communicate(timeout=60)
     assert child.returncode == (130 if signum == signal.SIGINT else -signal.SIGKILL), (out, err)
     run_dir = _only_run(root)
     calls_before = counter.read_text().split()

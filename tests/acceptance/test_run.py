@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -13,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, run_cli
+from tests.conftest import REPO, run_cli, running_cli, wait_for
 
 SuiteDir = Callable[[dict[str, str]], Path]
 
@@ -349,42 +347,20 @@ def test_ctrl_c_stops_cleanly_with_130_and_keeps_finished_trials(suite_dir: Suit
         "if 'crash' in prompt:\n    time.sleep(300)\n"
         'print(\'{"type": "result", "text": "I would wait"}\', flush=True)\n'
     )
-    env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
-    child = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "skillgym",
-            "run",
-            "--suite",
-            str(root),
-            "--provider",
-            "command",
-            "--agent-command",
-            f"{sys.executable} {agent}",
-            "--concurrency",
-            "1",
-        ],
-        cwd=root.parent,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
     runs = root.parent / "runs"
-    deadline = time.monotonic() + 60
-    calm_result = None
-    while time.monotonic() < deadline:
-        found = list(runs.glob("*/trials/prompt/calm/none/command/trial-1/result.json"))
-        crashy_started = list(runs.glob("*/trials/prompt/crashy/none/command/trial-1/prompt.txt"))
-        if found and crashy_started:
-            calm_result = found[0]
-            break
-        time.sleep(0.05)
-    assert calm_result is not None, "the first trial never finished"
-    time.sleep(0.3)
-    child.send_signal(signal.SIGINT)
-    out, err = child.communicate(timeout=60)
+    args = ["run", "--suite", str(root), "--provider", "command", "--concurrency", "1"]
+    with running_cli(*args, "--agent-command", f"{sys.executable} {agent}", cwd=root.parent) as child:
+        calm_result = wait_for(
+            lambda: (
+                list(runs.glob("*/trials/prompt/crashy/none/command/trial-1/prompt.txt"))
+                and list(runs.glob("*/trials/prompt/calm/none/command/trial-1/result.json"))
+            ),
+            timeout=60,
+            what="the first trial to finish and the second to start",
+        )[0]
+        time.sleep(0.3)
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=60)
     assert child.returncode == 130, (out, err)
     run_dir = calm_result.parents[6]
     assert json.loads(calm_result.read_text())["status"] == "passed"

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.conftest import REPO, run_cli
+from tests.conftest import REPO, run_cli, running_cli, wait_for
 
 SuiteDir = Callable[[dict[str, str]], Path]
 
@@ -166,43 +166,16 @@ def test_an_output_dir_removed_mid_run_stops_with_exit_2(suite_dir: SuiteDir, tm
     agent = _agent(
         tmp_path, "time.sleep(0.5)\nprint(json.dumps({'type': 'result', 'text': 'I would wait'}))\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    child = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "skillgym",
-            "run",
-            "--suite",
-            str(root),
-            "--provider",
-            "command",
-            "--agent-command",
-            agent,
-            "--concurrency",
-            "1",
-        ],
-        cwd=root.parent,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not list(
-            (root.parent / "runs").glob("*/trials/*/*/*/*/*/result.json")
-        ):
-            time.sleep(0.05)
-        (run_dir,) = (root.parent / "runs").iterdir()
+    runs = root.parent / "runs"
+    args = ["run", "--suite", str(root), "--provider", "command", "--agent-command", agent]
+    with running_cli(*args, "--concurrency", "1", cwd=root.parent) as child:
+        wait_for(lambda: list(runs.glob("*/trials/*/*/*/*/*/result.json")), timeout=60, what="a first result")
+        (run_dir,) = runs.iterdir()
         # The run keeps writing while we delete: retry until the folder is really gone.
+        deadline = time.monotonic() + 60
         while run_dir.exists() and time.monotonic() < deadline:
             shutil.rmtree(run_dir, ignore_errors=True)
         out, err = child.communicate(timeout=60)
-    finally:
-        if child.poll() is None:  # never leave the run behind, whatever failed above
-            child.kill()
-            child.communicate()
     assert child.returncode == 2, (out, err)
     assert "the run directory stopped being writable" in err and "--output" in err
     assert "Traceback" not in err
