@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+import types
+from typing import Any, Union, get_args, get_origin
 
 import blake3
 import msgspec
 
-from .model import Case
+from .model import Case, DogfoodCase, ExecutionCase, PromptCase
 
 # Changing the context (or the excluded fields) changes every fingerprint: bump the version when you do.
 _CONTEXT = "skillgym 2026-11 case fingerprint v1"
@@ -19,7 +20,54 @@ EXCLUDED_FIELDS = frozenset(
 )
 SHORT_LENGTH = 12
 
-_encoder = msgspec.json.Encoder(order="deterministic")
+# Struct fields are sorted like dict keys, so the bytes are the sorted JSON of the case without the
+# excluded fields, whichever of the two paths below produced them.
+_encoder = msgspec.json.Encoder(order="sorted")
+
+
+# Fast path: each model Struct has a graded view, the same Struct without the excluded fields. A case goes
+# through MessagePack into its view, and msgspec drops the excluded fields while decoding, in C. Every field
+# that holds no Struct is typed Any in the view, so its value comes back as encoded and is never converted
+# (an int stays an int; the user's own mappings keep every key, even one called "description").
+_views: dict[type[msgspec.Struct], type[msgspec.Struct]] = {}
+
+
+def _view(cls: type[msgspec.Struct]) -> type[msgspec.Struct]:
+    view = _views.get(cls)
+    if view is None:
+        config = cls.__struct_config__
+        fields = [f for f in msgspec.structs.fields(cls) if f.name not in EXCLUDED_FIELDS]
+        view = msgspec.defstruct(
+            f"{cls.__name__}View",
+            [(f.name, _view_type(f.type)) for f in fields],
+            rename={f.name: f.encode_name for f in fields},
+            tag=config.tag,
+            tag_field=config.tag_field,
+            gc=False,
+        )
+        _views[cls] = view
+    return view
+
+
+def _view_type(annotation: Any) -> Any:
+    """``annotation`` with every Struct swapped for its view; Any where no Struct can occur."""
+    if isinstance(annotation, type) and issubclass(annotation, msgspec.Struct):
+        return _view(annotation)
+    origin, args = get_origin(annotation), get_args(annotation)
+    if origin is Union or origin is types.UnionType:
+        members = [_view_type(a) if a is not type(None) else a for a in args]
+        if all(m is Any or m is type(None) for m in members):
+            return Any
+        return Union[tuple(members)]  # noqa: UP007 - built from a runtime tuple of types
+    if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
+        item = _view_type(args[0])
+        return Any if item is Any else tuple[item, ...]  # type: ignore[valid-type]
+    return Any
+
+
+_CaseView: Any = Union[tuple(_view(c) for c in (PromptCase, ExecutionCase, DogfoodCase))]  # noqa: UP007
+_to_msgpack = msgspec.msgpack.Encoder()
+_to_view = msgspec.msgpack.Decoder(_CaseView)
 
 
 # Struct fields that hold the user's own mappings: their keys are data, never stripped.
@@ -27,8 +75,9 @@ _USER_DATA = frozenset({"env", "config"})
 
 
 def _strip(data: dict[str, Any]) -> dict[str, Any]:
-    # Works on msgspec.to_builtins output (C-fast); every dict below a Struct field is a Struct's
-    # except the user's own mappings, whose keys are kept even when one is called "description".
+    # Slow path, for a case holding something other than what the model declares (a hand-built Struct
+    # with a str where a Pattern belongs): works on msgspec.to_builtins output; every dict below a Struct
+    # field is a Struct's except the user's own mappings.
     out: dict[str, Any] = {}
     for key, value in data.items():
         if key in EXCLUDED_FIELDS:
@@ -44,7 +93,11 @@ def _strip(data: dict[str, Any]) -> dict[str, Any]:
 
 def canonical_bytes(case: Case) -> bytes:
     """The deterministic encoding the fingerprint is taken over (useful to explain a change)."""
-    return _encoder.encode(_strip(msgspec.to_builtins(case)))
+    try:
+        view = _to_view.decode(_to_msgpack.encode(case))
+    except (msgspec.MsgspecError, OverflowError):  # not shaped like the model, or an int beyond 64 bits
+        return _encoder.encode(_strip(msgspec.to_builtins(case)))
+    return _encoder.encode(view)
 
 
 def fingerprint(case: Case) -> str:

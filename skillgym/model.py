@@ -17,8 +17,12 @@ WorkspaceMode: TypeAlias = Literal["isolated", "shared"]
 FixtureEvent: TypeAlias = Literal["start", "input", "output", "resize", "exit"]
 
 
-class Data(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Base of every value passed between modules: frozen, keyword-only, strict on input."""
+class Data(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, gc=False):
+    """Base of every value passed between modules: frozen, keyword-only, strict on input.
+
+    ``gc=False``: a loaded suite holds tens of thousands of these, and the cycle collector need not walk
+    them; frozen values of strings, numbers, tuples and the user's plain mappings never form a cycle.
+    """
 
 
 class Pattern(Data, frozen=True, kw_only=True):

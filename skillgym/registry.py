@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+import os
+from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from typing import Any, TypeVar
 
@@ -185,6 +186,9 @@ def _reference_errors(
 # Case files imported outside the loader (a notebook, a test) record into this process-wide registry.
 _process_registry = Registry()
 _current: ContextVar[Registry | None] = ContextVar("skillgym_registry", default=None)
+# The working directory when the current registry was installed: origins recorded into it are shown
+# relative to it, so every origin of one load agrees (and the directory is read once, not per call).
+_working_dir: ContextVar[str | None] = ContextVar("skillgym_working_dir", default=None)
 
 
 def current_registry() -> Registry:
@@ -192,11 +196,22 @@ def current_registry() -> Registry:
     return _current.get() or _process_registry
 
 
+# The working directory read when ``use_registry`` began; None outside it (then read it per call).
+# The ContextVar's own bound ``get``: origins are taken on every recorded call.
+load_directory: Callable[[], str | None] = _working_dir.get
+
+
 @contextlib.contextmanager
 def use_registry(registry: Registry) -> Iterator[Registry]:
     """Make ``registry`` current for the body; the previous one is restored even on error."""
+    try:
+        cwd: str | None = os.getcwd()
+    except OSError:  # the working directory was removed: origins fall back to reading it per call
+        cwd = None
     token = _current.set(registry)
+    cwd_token = _working_dir.set(cwd)
     try:
         yield registry
     finally:
+        _working_dir.reset(cwd_token)
         _current.reset(token)

@@ -45,15 +45,15 @@ class CaseBuilder(Recorder):
 
     def __init__(self, case_id: str, opened_at: str) -> None:
         super().__init__(case_id=case_id, opened_at=opened_at)
-        self._category = Slot[str]("c.category()", "")
-        self._expected_skill = Slot[str | None]("c.expect_skill()", None)
+        self._category: Slot[str] = Slot("c.category()", "")
+        self._expected_skill: Slot[str | None] = Slot("c.expect_skill()", None)
         self._conditions: list[str] = []
-        self._workspace = Slot[str | None]("c.workspace()", None)
-        self._env = Slot[dict[str, str]]("c.env()", {})
-        self._budget = Slot[Budget]("c.budget()", self.default_budget)
-        self._token_budget = Slot[TokenBudget]("c.token_budget()", TokenBudget())
+        self._workspace: Slot[str | None] = Slot("c.workspace()", None)
+        self._env: Slot[dict[str, str]] = Slot("c.env()", {})
+        self._budget: Slot[Budget] = Slot("c.budget()", self.default_budget)
+        self._token_budget: Slot[TokenBudget] = Slot("c.token_budget()", TokenBudget())
         self._tags: list[str] = []
-        self._description = Slot[str]("c.describe()", "")
+        self._description: Slot[str] = Slot("c.describe()", "")
         self._anti_patterns: list[AntiPatternRule] = []
         self._workflow_parts: list[StepBuilder | WorkflowBuilder | WorkflowCheck] = []
         self._children: list[Recorder] = []
@@ -228,7 +228,10 @@ class CaseBuilder(Recorder):
         return ids
 
     def _claim_step_id(self, stem: str) -> str:
-        taken = set(self._step_ids())
+        ids = self._step_ids()
+        if stem not in ids:
+            return stem
+        taken = set(ids)
         ident, n = stem, 1
         while ident in taken:
             n += 1

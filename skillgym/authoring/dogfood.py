@@ -23,10 +23,12 @@ class DogfoodBuilder(EffectsBuilder):
 
     def __init__(self, case_id: str, opened_at: str) -> None:
         super().__init__(case_id, opened_at)
-        self._bundle_path = Slot[str]("c.bundle_path()", "bundle")
+        self._bundle_path: Slot[str] = Slot("c.bundle_path()", "bundle")
         self._bundle_requirements: list[str] = []
-        self._validation_profile = Slot[ValidationProfile]("c.validation_profile()", "contract-reporting")
-        self._pass_threshold = Slot[float]("c.pass_threshold()", 0.6)
+        self._validation_profile: Slot[ValidationProfile] = Slot(
+            "c.validation_profile()", "contract-reporting"
+        )
+        self._pass_threshold: Slot[float] = Slot("c.pass_threshold()", 0.6)
         self._taxonomy: list[str] = []
         self._bundles: list[ProofBundleBuilder] = []
         self._report_parts: list[ReportBuilder | ReportRequirement] = []

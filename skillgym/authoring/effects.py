@@ -17,8 +17,8 @@ class EffectsBuilder(CaseBuilder):
 
     def __init__(self, case_id: str, opened_at: str) -> None:
         super().__init__(case_id, opened_at)
-        self._task = Slot[str]("c.task()", "")
-        self._fixture = Slot[str | None]("c.fixture()", None)
+        self._task: Slot[str] = Slot("c.task()", "")
+        self._fixture: Slot[str | None] = Slot("c.fixture()", None)
         self._verifier_parts: list[AssertionsBuilder | Verifier] = []
         self._artifacts: list[ArtifactRequirement] = []
 

@@ -21,7 +21,7 @@ class ExecutionBuilder(EffectsBuilder):
     def __init__(self, case_id: str, opened_at: str) -> None:
         super().__init__(case_id, opened_at)
         self._setup: list[tuple[Command, str]] = []
-        self._reference_steps = Slot[int | None]("c.reference_steps()", None)
+        self._reference_steps: Slot[int | None] = Slot("c.reference_steps()", None)
 
     def setup(
         self,

@@ -19,9 +19,9 @@ class PromptBuilder(CaseBuilder):
 
     def __init__(self, case_id: str, opened_at: str) -> None:
         super().__init__(case_id, opened_at)
-        self._prompt = Slot[str]("c.prompt()", "")
-        self._context = Slot[str]("c.context()", "")
-        self._grader_notes = Slot[str]("c.grader_notes()", "")
+        self._prompt: Slot[str] = Slot("c.prompt()", "")
+        self._context: Slot[str] = Slot("c.context()", "")
+        self._grader_notes: Slot[str] = Slot("c.grader_notes()", "")
         self._expected: list[tuple[Pattern, str]] = []
         self._forbidden: list[tuple[Pattern, str]] = []
         self._rubric: list[str] = []

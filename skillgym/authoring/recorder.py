@@ -6,21 +6,25 @@ import os
 import sys
 from functools import lru_cache
 from pathlib import Path
-from types import TracebackType
+from types import CodeType, FrameType, TracebackType
 from typing import Generic, Self, TypeVar
 
 from ..errors import DefinitionError, RecorderClosedError
+from ..registry import load_directory
 
 _T = TypeVar("_T")
 
 _PACKAGE_DIR = Path(__file__).resolve().parent.parent
+# Whether each code file lies inside the package; a plain dict, since every recorded call consults it.
+_inside: dict[str, bool] = {}
 
 
-@lru_cache(maxsize=512)
 def _inside_package(filename: str) -> bool:
-    if filename.startswith("<"):
-        return False
-    return Path(filename).resolve().is_relative_to(_PACKAGE_DIR)
+    known = _inside.get(filename)
+    if known is None:
+        known = not filename.startswith("<") and Path(filename).resolve().is_relative_to(_PACKAGE_DIR)
+        _inside[filename] = known
+    return known
 
 
 def display_path(filename: str) -> str:
@@ -37,20 +41,55 @@ def display_path(filename: str) -> str:
 @lru_cache(maxsize=1024)
 def _display(filename: str, cwd: str) -> str:
     # Cached: a suite records thousands of origins from a handful of files.
+    if filename.startswith("<"):
+        return filename
     path = Path(os.path.abspath(filename))
     if path.is_relative_to(cwd):
         return path.relative_to(cwd).as_posix()
     return path.as_posix()
 
 
-def caller_origin() -> str:
-    """``path:line`` of the innermost frame outside the skillgym package: the user's call."""
-    frame = sys._getframe(1)
-    while _inside_package(frame.f_code.co_filename):
-        if frame.f_back is None:
+# Line numbers by (code object id, instruction offset). Python finds a frame's line by scanning its code's
+# line table from the start, so in a long suite module (cases defined at top level) every lookup costs
+# more than the last; a call site's line never changes. The code object is kept to guard the id.
+_lines: dict[tuple[int, int], tuple[CodeType, int]] = {}
+_MAX_LINES = 8192
+
+
+def _line(frame: FrameType) -> int:
+    code = frame.f_code
+    key = (id(code), frame.f_lasti)
+    known = _lines.get(key)
+    if known is not None and known[0] is code:
+        return known[1]
+    if len(_lines) >= _MAX_LINES:
+        _lines.clear()
+    line = frame.f_lineno
+    _lines[key] = (code, line)
+    return line
+
+
+def caller_origin(skip: int = 0) -> str:
+    """``path:line`` of the innermost frame outside the skillgym package: the user's call.
+
+    ``skip`` frames above the caller are known to lie inside the package (``_use`` and the public
+    method that called it), so they are not looked at.
+    """
+    try:
+        frame = sys._getframe(1 + skip)
+    except ValueError:  # a shallower stack than the caller promised
+        frame = sys._getframe(1)
+    while True:
+        filename = frame.f_code.co_filename
+        inside = _inside.get(filename)
+        if inside is None:
+            inside = _inside_package(filename)
+        if not inside or frame.f_back is None:
             break
         frame = frame.f_back
-    return f"{display_path(frame.f_code.co_filename)}:{frame.f_lineno}"
+    cwd = load_directory()
+    shown = display_path(filename) if cwd is None else _display(filename, cwd)
+    return f"{shown}:{_line(frame)}"
 
 
 class Slot(Generic[_T]):
@@ -103,7 +142,7 @@ class Recorder:
 
     def _use(self, method: str) -> str:
         """Check the recorder is still open and return the user's ``path:line`` for this call."""
-        at = caller_origin()
+        at = caller_origin(2)
         if self._closed:
             raise RecorderClosedError(
                 f"{at}: {self._label()} of case {self._case_id!r} is closed: .{method}() was called "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 from types import MappingProxyType
 from typing import Final, NamedTuple
 
@@ -84,17 +85,41 @@ REPORT: Final[Mapping[str, Phrase]] = MappingProxyType(
 _PLACEHOLDER = re.compile(r"\{(\w+)(!r)?\}")
 
 
+class _Placeholder(NamedTuple):
+    before: str  # the literal text before it
+    name: str
+    as_repr: bool
+    source: str  # as written, kept when no value has its name (a regex quantifier such as {2})
+
+
+@lru_cache(maxsize=256)
+def _parse(template: str) -> tuple[tuple[_Placeholder, ...], str]:
+    """``template``'s placeholders and the text after the last one (parsed once per template)."""
+    found: list[_Placeholder] = []
+    end = 0
+    for match in _PLACEHOLDER.finditer(template):
+        found.append(_Placeholder(template[end : match.start()], match[1], bool(match[2]), match[0]))
+        end = match.end()
+    return tuple(found), template[end:]
+
+
 def _fill(template: str, values: Mapping[str, object], *, escape: bool) -> str:
-    def one(match: re.Match[str]) -> str:
-        name, as_repr = match.group(1), match.group(2)
-        if name not in values:  # a regex quantifier such as {2}
-            return match.group(0)
+    placeholders, tail = _parse(template)
+    if not placeholders:
+        return template
+    out: list[str] = []
+    for before, name, as_repr, source in placeholders:
+        out.append(before)
+        if name not in values:
+            out.append(source)
+            continue
         value = values[name]
         if escape:
-            return re.escape(str(value))
-        return repr(value) if as_repr else str(value)
-
-    return _PLACEHOLDER.sub(one, template)
+            out.append(re.escape(str(value)))
+        else:
+            out.append(repr(value) if as_repr else str(value))
+    out.append(tail)
+    return "".join(out)
 
 
 def describe(phrase: Phrase, **values: object) -> str:
@@ -104,4 +129,5 @@ def describe(phrase: Phrase, **values: object) -> str:
 
 def patterns(phrase: Phrase, **values: object) -> tuple[Pattern, ...]:
     """The phrase's default patterns with the user's values filled in literally."""
-    return tuple(Pattern(regex=_fill(p, values, escape=True), flags=phrase.flags) for p in phrase.patterns)
+    flags = phrase.flags
+    return tuple([Pattern(regex=_fill(p, values, escape=True), flags=flags) for p in phrase.patterns])

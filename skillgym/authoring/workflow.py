@@ -102,22 +102,26 @@ class WorkflowBuilder(Block):
             step_id = self._claim_id(phrase.id)
         else:
             step_id = check_id(step_id, what="step id", case_id=self._case_id, origin=at)
-        where = f"in step {step_id!r}"
         if override is None:
             found = vocabulary.patterns(phrase, **values)
         else:
             if isinstance(override, str):
                 override = (override,)
             found = to_patterns(
-                override, call=f"w.{name}(patterns=...)", where=where, case_id=self._case_id, origin=at
+                override,
+                call=f"w.{name}(patterns=...)",
+                where=f"in step {step_id!r}",
+                case_id=self._case_id,
+                origin=at,
             )
-        self._append(
+        checks = self._checks
+        checks.append(
             WorkflowCheck(
                 id=step_id,
                 description=vocabulary.describe(phrase, **values),
                 required=False,
                 required_patterns=found,
-                depends_on=(self._checks[-1].id,) if self._checks else (),
+                depends_on=(checks[-1].id,) if checks else (),
                 origin=at,
             )
         )
@@ -126,8 +130,8 @@ class WorkflowBuilder(Block):
     def _append(self, check: WorkflowCheck) -> None:
         self._checks.append(check)
 
-    def _step_ids(self) -> tuple[str, ...]:
-        return tuple(c.id for c in self._checks)
+    def _step_ids(self) -> list[str]:
+        return [c.id for c in self._checks]
 
     def _compile(self) -> tuple[WorkflowCheck, ...]:
         """The recorded chain (none when the block raised); an empty block is an error at its line."""

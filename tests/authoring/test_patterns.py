@@ -87,3 +87,23 @@ def test_any_escaped_text_is_a_valid_pattern_that_finds_itself(text: str) -> Non
 @given(st.text())
 def test_suggested_ids_follow_the_id_rule(text: str) -> None:
     assert re.fullmatch(r"[a-z0-9][a-z0-9._-]*", suggest_id(text))
+
+
+_SYNTAX_CHARS = set("\\.^$*+?{}[]|()")
+
+
+@given(text=st.text(min_size=1).filter(lambda t: not _SYNTAX_CHARS & set(t)))
+def test_text_without_regex_syntax_is_accepted_and_compiles_under_every_flag(text: str) -> None:
+    # Such text is accepted without compiling it; this is why that is sound.
+    assert to_pattern(text, **_WHERE) == Pattern(regex=text, flags="i")
+    assert check_pattern(Pattern(regex=text, flags="ims"), **_WHERE).regex == text
+    re.compile(text, re.I | re.M | re.S)
+
+
+@pytest.mark.parametrize("regex", ["(", ")", "[a-", "*a", "a**", "\\", "(?P<", "a{2,1}", "x|(?<=a+)b"])
+def test_every_invalid_regex_is_refused_with_the_compiler_message(regex: str) -> None:
+    with pytest.raises(re.error) as compiler:
+        re.compile(regex, re.I)
+    with pytest.raises(DefinitionError) as error:
+        to_pattern(regex, **_WHERE)
+    assert f"invalid regex {regex!r} in step 's': {compiler.value}; " in str(error.value)

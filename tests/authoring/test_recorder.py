@@ -9,7 +9,8 @@ import pytest
 
 from skillgym.authoring import prompt_case
 from skillgym.authoring.recorder import caller_origin, display_path
-from skillgym.errors import DefinitionError
+from skillgym.errors import CollectionError, DefinitionError, RecorderClosedError
+from skillgym.loader import load_suite
 from skillgym.registry import Registry, use_registry
 
 from .support import at
@@ -55,3 +56,58 @@ def test_origin_is_absolute_when_the_file_is_outside_the_working_directory(
         (case,) = reg.cases
     line = at("case").rsplit(":", 1)[1]
     assert case.origin == f"{Path(os.path.abspath(__file__)).as_posix()}:{line}"
+
+
+def test_each_call_site_has_its_own_line_in_loops_and_helpers() -> None:
+    def define(case_id: str) -> None:
+        with prompt_case(case_id) as c:  # @helper
+            c.category("trigger")
+            c.prompt("x")
+            c.expect_skill(None)
+
+    with use_registry(Registry()) as reg:
+        for n in range(3):
+            define(f"a-{n}")
+            with prompt_case(f"b-{n}") as c:  # @loop
+                c.category("trigger")
+                c.prompt("x")
+                c.expect_skill(None)
+            with pytest.raises(RecorderClosedError) as twice:
+                c.category("again")  # @closed
+            if n == 0:
+                define("c-0")
+    helper, loop = at("helper"), at("loop")
+    assert [case.origin for case in reg.cases] == [helper, loop, helper, helper, loop, helper, loop]
+    assert twice.value.args[0].startswith(f"{at('closed')}: ")
+
+
+def test_origins_of_one_registry_stay_relative_to_where_it_began(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    here = Path(__file__).resolve().parent
+    monkeypatch.chdir(here)
+    with use_registry(Registry()) as reg:
+        monkeypatch.chdir(tmp_path)  # a case file that changes directory while loading
+        with prompt_case("p") as c:  # @case
+            c.category("trigger")
+            c.prompt("x")
+            c.expect_skill(None)
+    line = at("case").rsplit(":", 1)[1]
+    assert reg.cases[0].origin == f"{Path(__file__).name}:{line}"
+
+
+def test_origins_far_down_a_long_suite_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    filler = "".join(f"X{n} = {n}\n" for n in range(3000))
+    (tmp_path / "long.py").write_text(
+        "from skillgym import prompt_case\n"
+        + filler
+        + "with prompt_case('far') as c:\n"
+        + "    c.category('trigger')\n"
+        + "    c.prompt('x')\n"
+        + "    c.expect_skill(None)\n"
+        + "    c.prompt('again')\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(CollectionError) as error:
+        load_suite(tmp_path)
+    assert "long.py:3006: case 'far': c.prompt() was already called at long.py:3004" in str(error.value)

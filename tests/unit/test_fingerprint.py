@@ -9,15 +9,19 @@ import msgspec
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skillgym.fingerprint import canonical_bytes, fingerprint, short
+from skillgym.fingerprint import EXCLUDED_FIELDS, canonical_bytes, fingerprint, short
 from skillgym.model import (
     Budget,
+    Command,
+    CommandCheck,
     CustomVerifier,
     ExecutionCase,
     FileContains,
+    NoLiveSessions,
     Pattern,
     PromptCase,
     TokenBudget,
+    Verifier,
     WorkflowCheck,
 )
 from tests.conftest import REPO
@@ -130,4 +134,80 @@ def test_file_contains_pattern_change_is_detected() -> None:
         v = FileContains(id="f", path="out.txt", pattern=Pattern(regex=regex))
         return ExecutionCase(id="x", category="c", task="t", budget=Budget(timeout_s=1), verifiers=(v,))
 
+    assert fingerprint(case("hello")) != fingerprint(case("hullo"))
+
+
+# The canonical bytes, spelled out the slow way: the sorted JSON of the case's builtins without the
+# excluded fields of any Struct, keeping every key of the user's own mappings (env, config).
+def _reference_bytes(case: object) -> bytes:
+    def strip(data: object, user_data: bool = False) -> object:
+        if isinstance(data, dict):
+            if user_data:
+                return data
+            return {
+                k: strip(v, user_data=k in {"env", "config"})
+                for k, v in data.items()
+                if k not in EXCLUDED_FIELDS
+            }
+        if isinstance(data, (list, tuple)):
+            return [strip(item) for item in data]
+        return data
+
+    return msgspec.json.encode(strip(msgspec.to_builtins(case)), order="deterministic")
+
+
+_words = st.text(max_size=12)
+_patterns = st.builds(Pattern, regex=_words, flags=st.sampled_from(["", "i", "ims"]))
+_config = st.dictionaries(
+    st.sampled_from(["description", "origin", "n", "tags"]),
+    st.one_of(_words, st.integers(), st.dictionaries(st.sampled_from(["description", "x"]), _words)),
+    max_size=3,
+)
+_verifiers = st.lists(
+    st.one_of(
+        st.builds(FileContains, id=_words, path=_words, pattern=_patterns, description=_words, origin=_words),
+        st.builds(CustomVerifier, id=_words, target=_words, config=_config, description=_words),
+        st.builds(NoLiveSessions, id=_words, required=st.booleans(), origin=_words),
+        st.builds(CommandCheck, id=_words, argv=st.tuples(_words), stdout_pattern=st.none() | _patterns),
+    ),
+    max_size=3,
+)
+
+
+@given(
+    verifiers=_verifiers,
+    setup=st.lists(
+        st.builds(Command, argv=st.tuples(_words), description=_words, env=st.dictionaries(_words, _words)),
+        max_size=2,
+    ),
+    env=st.dictionaries(_words, _words, max_size=2),
+    timeout=st.integers(1, 100) | st.floats(1, 1e4),
+    origin=_words,
+)
+def test_property_canonical_bytes_match_the_sorted_builtins_without_excluded_fields(
+    verifiers: list[Verifier], setup: list[Command], env: dict[str, str], timeout: float, origin: str
+) -> None:
+    case = ExecutionCase(
+        id="x",
+        category="c",
+        task="t",
+        budget=Budget(timeout_s=timeout),
+        env=env,
+        setup=tuple(setup),
+        verifiers=tuple(verifiers),
+        origin=origin,
+        description=origin,
+    )
+    assert canonical_bytes(case) == _reference_bytes(case)
+
+
+def test_a_case_not_shaped_like_the_model_still_gets_its_fingerprint() -> None:
+    # A hand-built Struct may hold a str where a Pattern belongs; the fingerprint still covers it.
+    def case(pattern: object) -> ExecutionCase:
+        verifier = FileContains(id="f", path="out.txt", pattern=pattern)  # type: ignore[arg-type]
+        return ExecutionCase(
+            id="x", category="c", task="t", budget=Budget(timeout_s=1), verifiers=(verifier,)
+        )
+
+    assert canonical_bytes(case("hello")) == _reference_bytes(case("hello"))
     assert fingerprint(case("hello")) != fingerprint(case("hullo"))
