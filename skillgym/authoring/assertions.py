@@ -36,6 +36,7 @@ from .checks import (
     stamp,
     to_pattern,
 )
+from .graph import free_verifier_id
 from .recorder import Block
 
 ARTIFACT_KINDS: tuple[ArtifactKind, ...] = get_args(ArtifactKind)
@@ -51,11 +52,11 @@ class AssertionsBuilder(Block):
         *,
         case_id: str,
         opened_at: str,
-        claim_id: Callable[[str], str],
+        verifier_ids: set[str],
         fixture: Callable[[], str | None],
     ) -> None:
         super().__init__(case_id=case_id, opened_at=opened_at)
-        self._claim_id = claim_id
+        self._verifier_ids = verifier_ids  # the case's, shared by all its blocks: auto ids skip every one
         self._fixture = fixture
         self._verifiers: list[Verifier] = []
 
@@ -263,7 +264,7 @@ class AssertionsBuilder(Block):
 
     def _ident(self, stem: str, given: str | None, at: str) -> str:
         if given is None:
-            return self._claim_id(stem)
+            return free_verifier_id(stem, self._verifier_ids)
         return check_id(given, what="verifier id", case_id=self._case_id, origin=at)
 
     def _fixture_log(
@@ -300,10 +301,8 @@ class AssertionsBuilder(Block):
 
     def _add(self, verifier: Verifier) -> Self:
         self._verifiers.append(verifier)
+        self._verifier_ids.add(verifier.id)
         return self
-
-    def _ids(self) -> tuple[str, ...]:
-        return tuple(v.id for v in self._verifiers)
 
     def _recorded(self) -> tuple[Verifier, ...]:
         """What the block holds so far (nothing once discarded), without the empty-block check."""
@@ -335,8 +334,15 @@ def raw_verifier(verifier: object, *, case_id: str, origin: str) -> Verifier:
     checked = cast(Verifier, verifier)
     check_id(checked.id, what="verifier id", case_id=case_id, origin=origin)
     where = f"in verifier {checked.id!r}"
+    # A str (or compiled re.Pattern) where the model holds a Pattern becomes one, as everywhere else in
+    # authoring: the grader reads .regex and .flags.
+    converted: dict[str, Pattern] = {}
     for name in ("pattern", "stdout_pattern"):
         value = getattr(checked, name, None)
         if value is not None:
-            check_pattern(value, where=where, case_id=case_id, origin=origin)
+            pattern = check_pattern(value, where=where, case_id=case_id, origin=origin)
+            if pattern is not value:
+                converted[name] = pattern
+    if converted:
+        checked = msgspec.structs.replace(checked, **converted)
     return stamp(checked, origin)

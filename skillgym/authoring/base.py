@@ -22,14 +22,17 @@ from .checks import (
 )
 from .graph import check_unique, check_workflow
 from .lanes import no_such_method, register_lane
-from .recorder import Recorder, Slot
+from .recorder import Recorder
 from .steps import StepBuilder
 from .workflow import WorkflowBuilder, raw_check
 
 _CaseT = TypeVar("_CaseT", bound=Case)
 _ChildT = TypeVar("_ChildT", bound=Recorder)
 
+_T = TypeVar("_T")
+
 SEVERITIES: tuple[Severity, ...] = ("info", "warning", "error")
+_NO_TOKEN_BUDGET = TokenBudget()
 
 
 class CaseBuilder(Recorder):
@@ -45,28 +48,43 @@ class CaseBuilder(Recorder):
 
     def __init__(self, case_id: str, opened_at: str) -> None:
         super().__init__(case_id=case_id, opened_at=opened_at)
-        self._category: Slot[str] = Slot("c.category()", "")
-        self._expected_skill: Slot[str | None] = Slot("c.expect_skill()", None)
+        # Fields a case takes once: each holds its default until its call, and ``_set_at`` says where
+        # each call was made (see ``_once``).
+        self._set_at: dict[str, str] = {}
+        self._category: str = ""
+        self._expected_skill: str | None = None
         self._conditions: list[str] = []
-        self._workspace: Slot[str | None] = Slot("c.workspace()", None)
-        self._env: Slot[dict[str, str]] = Slot("c.env()", {})
-        self._budget: Slot[Budget] = Slot("c.budget()", self.default_budget)
-        self._token_budget: Slot[TokenBudget] = Slot("c.token_budget()", TokenBudget())
+        self._workspace: str | None = None
+        self._env: dict[str, str] = {}
+        self._budget: Budget = self.default_budget
+        self._token_budget: TokenBudget = _NO_TOKEN_BUDGET
         self._tags: list[str] = []
-        self._description: Slot[str] = Slot("c.describe()", "")
+        self._description: str = ""
         self._anti_patterns: list[AntiPatternRule] = []
         self._workflow_parts: list[StepBuilder | WorkflowBuilder | WorkflowCheck] = []
+        # Every step id recorded so far, in any part (duplicates are refused at compile, with both lines).
+        self._step_ids: set[str] = set()
         self._children: list[Recorder] = []
+
+    def _once(self, call: str, value: _T, at: str) -> _T:
+        """``value`` for a field a case takes once; a second ``call`` (such as "c.prompt()") is an error."""
+        first = self._set_at.get(call)
+        if first is not None:
+            raise DefinitionError(
+                f"{call} was already called at {first}; a case takes it once: remove one of the calls",
+                case_id=self._case_id,
+                origin=at,
+            )
+        self._set_at[call] = at
+        return value
 
     # Common fields
 
     def category(self, name: str) -> None:
         """The case's group in reports (for example "trigger", "session", "bug-repro")."""
         at = self._use("category")
-        self._category.set(
-            check_text(name, what="category", case_id=self._case_id, origin=at),
-            origin=at,
-            case_id=self._case_id,
+        self._category = self._once(
+            "c.category()", check_text(name, what="category", case_id=self._case_id, origin=at), at
         )
 
     def expect_skill(self, name: str | None) -> None:
@@ -74,7 +92,7 @@ class CaseBuilder(Recorder):
         at = self._use("expect_skill")
         if name is not None:
             name = check_id(name, what="skill name", case_id=self._case_id, origin=at)
-        self._expected_skill.set(name, origin=at, case_id=self._case_id)
+        self._expected_skill = self._once("c.expect_skill()", name, at)
 
     def conditions(self, *ids: str) -> None:
         """Run the case only under these conditions (default: every condition the suite defines)."""
@@ -93,15 +111,13 @@ class CaseBuilder(Recorder):
         """Set up the trial's workspace with the named preset (see skillgym.workspace_preset)."""
         at = self._use("workspace")
         ident = check_id(preset_id, what="workspace preset id", case_id=self._case_id, origin=at)
-        self._workspace.set(ident, origin=at, case_id=self._case_id)
+        self._workspace = self._once("c.workspace()", ident, at)
 
     def env(self, variables: Mapping[str, str]) -> None:
         """Extra environment variables for the agent in this case (layered over the preset's)."""
         at = self._use("env")
-        self._env.set(
-            check_env(variables, what="c.env()", case_id=self._case_id, origin=at),
-            origin=at,
-            case_id=self._case_id,
+        self._env = self._once(
+            "c.env()", check_env(variables, what="c.env()", case_id=self._case_id, origin=at), at
         )
 
     def budget(
@@ -131,7 +147,7 @@ class CaseBuilder(Recorder):
             if max_wall_clock_s is None
             else check_number(max_wall_clock_s, what="max_wall_clock_s", case_id=self._case_id, origin=at),
         )
-        self._budget.set(budget, origin=at, case_id=self._case_id)
+        self._budget = self._once("c.budget()", budget, at)
 
     def token_budget(self, *, max_regression_percent: float) -> None:
         """How far the median token total may rise above the case's snapshot before it is a regression."""
@@ -143,7 +159,7 @@ class CaseBuilder(Recorder):
             origin=at,
             inclusive=True,
         )
-        self._token_budget.set(TokenBudget(max_regression_percent=percent), origin=at, case_id=self._case_id)
+        self._token_budget = self._once("c.token_budget()", TokenBudget(max_regression_percent=percent), at)
 
     def tags(self, *tags: str) -> None:
         """Free-form labels for selecting and grouping cases."""
@@ -156,10 +172,8 @@ class CaseBuilder(Recorder):
     def describe(self, text: str) -> None:
         """A note for people reading reports; it never reaches the agent or the fingerprint."""
         at = self._use("describe")
-        self._description.set(
-            check_text(text, what="description", case_id=self._case_id, origin=at),
-            origin=at,
-            case_id=self._case_id,
+        self._description = self._once(
+            "c.describe()", check_text(text, what="description", case_id=self._case_id, origin=at), at
         )
 
     def anti_pattern(
@@ -209,40 +223,21 @@ class CaseBuilder(Recorder):
             depends_on=check_ids(depends_on, what="step id", case_id=self._case_id, origin=at),
         )
         self._workflow_parts.append(step)
+        self._step_ids.add(ident)
         return self._open_child(step)
 
     def raw_workflow_check(self, check: WorkflowCheck) -> None:
         """Append a WorkflowCheck Struct as given (its origin is filled in when empty)."""
         at = self._use("raw_workflow_check")
-        self._workflow_parts.append(raw_check(check, case_id=self._case_id, origin=at))
-
-    def _step_ids(self) -> list[str]:
-        ids: list[str] = []
-        for part in self._workflow_parts:
-            if isinstance(part, StepBuilder):
-                ids.append(part.id)
-            elif isinstance(part, WorkflowBuilder):
-                ids.extend(part._step_ids())
-            else:
-                ids.append(part.id)
-        return ids
-
-    def _claim_step_id(self, stem: str) -> str:
-        ids = self._step_ids()
-        if stem not in ids:
-            return stem
-        taken = set(ids)
-        ident, n = stem, 1
-        while ident in taken:
-            n += 1
-            ident = f"{stem}-{n}"
-        return ident
+        checked = raw_check(check, case_id=self._case_id, origin=at)
+        self._workflow_parts.append(checked)
+        self._step_ids.add(checked.id)
 
     # Compile
 
     def _missing(self) -> list[str]:
         """Required calls not made, each as "what (call ...)"; lanes extend it."""
-        return [] if self._category.is_set else ['a category (call c.category("..."))']
+        return [] if "c.category()" in self._set_at else ['a category (call c.category("..."))']
 
     def _build(self) -> Case:
         """The lane's Struct with its lane-specific fields; common fields are filled in by ``_compile``."""
@@ -262,23 +257,26 @@ class CaseBuilder(Recorder):
         for part in self._workflow_parts:
             workflow.extend(part._compile() if not isinstance(part, WorkflowCheck) else (part,))
         check_workflow(workflow, case_id=self._case_id)
-        check_unique(
-            [(r.id, r.origin) for r in self._anti_patterns], what="anti-pattern rule", case_id=self._case_id
-        )
+        if self._anti_patterns:
+            check_unique(
+                [(r.id, r.origin) for r in self._anti_patterns],
+                what="anti-pattern rule",
+                case_id=self._case_id,
+            )
         return self._with_common(self._build(), tuple(workflow))
 
     def _with_common(self, case: _CaseT, workflow: tuple[WorkflowCheck, ...]) -> _CaseT:
         return msgspec.structs.replace(
             case,
-            expected_skill=self._expected_skill.value,
+            expected_skill=self._expected_skill,
             conditions=tuple(self._conditions),
             workflow=workflow,
             anti_patterns=tuple(self._anti_patterns),
-            workspace=self._workspace.value,
-            env=self._env.value,
-            token_budget=self._token_budget.value,
+            workspace=self._workspace,
+            env=self._env,
+            token_budget=self._token_budget,
             tags=tuple(self._tags),
-            description=self._description.value,
+            description=self._description,
             origin=self._opened_at,
         )
 
@@ -289,7 +287,8 @@ class CaseBuilder(Recorder):
     def _close(self, *, discard: bool = False) -> None:
         super()._close(discard=discard)
         for child in self._children:
-            child._close()
+            if not child._closed:  # a block the user never entered or left
+                child._close()
 
     # Lane misuse
 

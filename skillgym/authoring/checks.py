@@ -75,7 +75,7 @@ def check_id(value: object, *, what: str, case_id: str | None, origin: str) -> s
 
 
 def check_ids(values: Iterable[object], *, what: str, case_id: str | None, origin: str) -> tuple[str, ...]:
-    return tuple(check_id(v, what=what, case_id=case_id, origin=origin) for v in values)
+    return tuple([check_id(v, what=what, case_id=case_id, origin=origin) for v in values])
 
 
 def check_relative_path(value: object, *, what: str, case_id: str | None, origin: str) -> str:
@@ -212,7 +212,7 @@ def _check_regex(regex: str, flags: int, *, where: str, case_id: str | None, ori
     if _SYNTAX.search(regex) is None:  # plain text
         return
     try:
-        re.compile(regex, flags)
+        re.compile(regex, int(flags))  # as an int: re looks up a RegexFlag's value through the enum first
     except re.error as exc:
         raise DefinitionError(
             f"invalid regex {regex!r} {where}: {exc}; "
@@ -263,7 +263,7 @@ def to_patterns(
     values: Iterable[object], *, call: str, where: str, case_id: str | None, origin: str
 ) -> tuple[Pattern, ...]:
     """Every value as a Pattern; ``call`` names the method in the error when no pattern was given."""
-    patterns = tuple(to_pattern(v, where=where, case_id=case_id, origin=origin) for v in values)
+    patterns = tuple([to_pattern(v, where=where, case_id=case_id, origin=origin) for v in values])
     if not patterns:
         raise DefinitionError(f"{call} needs at least one pattern {where}", case_id=case_id, origin=origin)
     return patterns
@@ -290,13 +290,15 @@ def check_pattern(value: object, *, where: str, case_id: str | None, origin: str
 def check_patterns(
     values: Iterable[object], *, where: str, case_id: str | None, origin: str
 ) -> tuple[Pattern, ...]:
-    return tuple(check_pattern(v, where=where, case_id=case_id, origin=origin) for v in values)
+    return tuple([check_pattern(v, where=where, case_id=case_id, origin=origin) for v in values])
 
 
 def refuse_contradiction(
     found: Sequence[Pattern], other: Sequence[tuple[Pattern, str]], *, subject: str, case_id: str, origin: str
 ) -> None:
     """Refuse a pattern of ``found`` that ``other`` (``(pattern, origin)`` pairs) has on the other side."""
+    if not other:
+        return
     others = {p.regex: where for p, where in other}
     for pattern in found:
         if pattern.regex in others:

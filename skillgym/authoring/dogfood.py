@@ -9,7 +9,6 @@ from ..model import Budget, DogfoodCase, Lane, ProofBundle, ReportRequirement, V
 from .checks import check_choice, check_number, check_relative_path, check_text
 from .effects import EffectsBuilder
 from .graph import check_unique
-from .recorder import Slot
 from .report import ProofBundleBuilder, ReportBuilder, raw_report_requirement
 
 VALIDATION_PROFILES: tuple[ValidationProfile, ...] = ("contract-reporting", "interactive-renderer")
@@ -23,12 +22,10 @@ class DogfoodBuilder(EffectsBuilder):
 
     def __init__(self, case_id: str, opened_at: str) -> None:
         super().__init__(case_id, opened_at)
-        self._bundle_path: Slot[str] = Slot("c.bundle_path()", "bundle")
+        self._bundle_path: str = "bundle"
         self._bundle_requirements: list[str] = []
-        self._validation_profile: Slot[ValidationProfile] = Slot(
-            "c.validation_profile()", "contract-reporting"
-        )
-        self._pass_threshold: Slot[float] = Slot("c.pass_threshold()", 0.6)
+        self._validation_profile: ValidationProfile = "contract-reporting"
+        self._pass_threshold: float = 0.6
         self._taxonomy: list[str] = []
         self._bundles: list[ProofBundleBuilder] = []
         self._report_parts: list[ReportBuilder | ReportRequirement] = []
@@ -36,10 +33,10 @@ class DogfoodBuilder(EffectsBuilder):
     def bundle_path(self, path: str) -> None:
         """Where the agent writes the proof bundle, relative to the trial's output directory."""
         at = self._use("bundle_path")
-        self._bundle_path.set(
+        self._bundle_path = self._once(
+            "c.bundle_path()",
             check_relative_path(path, what="bundle path", case_id=self._case_id, origin=at),
-            origin=at,
-            case_id=self._case_id,
+            at,
         )
 
     def bundle_requirement(self, *texts: str) -> None:
@@ -59,7 +56,7 @@ class DogfoodBuilder(EffectsBuilder):
         chosen = check_choice(
             profile, VALIDATION_PROFILES, what="validation profile", case_id=self._case_id, origin=at
         )
-        self._validation_profile.set(chosen, origin=at, case_id=self._case_id)
+        self._validation_profile = self._once("c.validation_profile()", chosen, at)
 
     def pass_threshold(self, x: float) -> None:
         """The score (0 to 1) a trial must reach, on top of its required items, to pass."""
@@ -71,7 +68,7 @@ class DogfoodBuilder(EffectsBuilder):
                 case_id=self._case_id,
                 origin=at,
             )
-        self._pass_threshold.set(value, origin=at, case_id=self._case_id)
+        self._pass_threshold = self._once("c.pass_threshold()", value, at)
 
     def taxonomy(self, *labels: str) -> None:
         """Issue labels the report should classify its findings with (scored when given)."""
@@ -130,17 +127,17 @@ class DogfoodBuilder(EffectsBuilder):
             bundle = builder._compile(bundle)
         return DogfoodCase(
             id=self._case_id,
-            category=self._category.value,
-            budget=self._budget.value,
-            task=self._task.value,
-            fixture=self._fixture.value,
-            bundle_path=self._bundle_path.value,
+            category=self._category,
+            budget=self._budget,
+            task=self._task,
+            fixture=self._fixture,
+            bundle_path=self._bundle_path,
             bundle_requirements=tuple(self._bundle_requirements),
-            validation_profile=self._validation_profile.value,
+            validation_profile=self._validation_profile,
             proof_bundle=bundle,
             report_requirements=tuple(requirements),
             verifiers=self._compiled_verifiers(),
             artifacts=tuple(self._artifacts),
             taxonomy=tuple(self._taxonomy),
-            pass_threshold=self._pass_threshold.value,
+            pass_threshold=self._pass_threshold,
         )

@@ -8,7 +8,6 @@ from .assertions import ARTIFACT_KINDS, AssertionsBuilder, raw_verifier
 from .base import CaseBuilder
 from .checks import check_choice, check_id, check_int, check_text, stamp
 from .graph import check_unique
-from .recorder import Slot
 from .workflow import WorkflowBuilder
 
 
@@ -17,31 +16,30 @@ class EffectsBuilder(CaseBuilder):
 
     def __init__(self, case_id: str, opened_at: str) -> None:
         super().__init__(case_id, opened_at)
-        self._task: Slot[str] = Slot("c.task()", "")
-        self._fixture: Slot[str | None] = Slot("c.fixture()", None)
+        self._task: str = ""
+        self._fixture: str | None = None
         self._verifier_parts: list[AssertionsBuilder | Verifier] = []
+        self._verifier_ids: set[str] = set()  # every verifier id recorded so far, in any part
         self._artifacts: list[ArtifactRequirement] = []
 
     def task(self, text: str) -> None:
         """What the agent is asked to do."""
         at = self._use("task")
-        self._task.set(
-            check_text(text, what="task", case_id=self._case_id, origin=at), origin=at, case_id=self._case_id
+        self._task = self._once(
+            "c.task()", check_text(text, what="task", case_id=self._case_id, origin=at), at
         )
 
     def fixture(self, name: str) -> None:
         """The program under test, ``fixtures/<name>.py`` in the suite; its own log backs a.fixture_*()."""
         at = self._use("fixture")
-        self._fixture.set(
-            check_id(name, what="fixture name", case_id=self._case_id, origin=at),
-            origin=at,
-            case_id=self._case_id,
+        self._fixture = self._once(
+            "c.fixture()", check_id(name, what="fixture name", case_id=self._case_id, origin=at), at
         )
 
     def workflow(self) -> WorkflowBuilder:
         """Open ``with c.workflow() as w:`` to chain the steps the agent's commands should show."""
         at = self._use("workflow")
-        builder = WorkflowBuilder(case_id=self._case_id, opened_at=at, claim_id=self._claim_step_id)
+        builder = WorkflowBuilder(case_id=self._case_id, opened_at=at, step_ids=self._step_ids)
         self._workflow_parts.append(builder)
         return self._open_child(builder)
 
@@ -51,8 +49,8 @@ class EffectsBuilder(CaseBuilder):
         builder = AssertionsBuilder(
             case_id=self._case_id,
             opened_at=at,
-            claim_id=self._claim_verifier_id,
-            fixture=lambda: self._fixture.value,
+            verifier_ids=self._verifier_ids,
+            fixture=lambda: self._fixture,
         )
         self._verifier_parts.append(builder)
         return self._open_child(builder)
@@ -88,7 +86,9 @@ class EffectsBuilder(CaseBuilder):
     def raw_verifier(self, verifier: Verifier) -> None:
         """Append a verifier Struct as given (its origin is filled in when empty)."""
         at = self._use("raw_verifier")
-        self._verifier_parts.append(raw_verifier(verifier, case_id=self._case_id, origin=at))
+        checked = raw_verifier(verifier, case_id=self._case_id, origin=at)
+        self._verifier_parts.append(checked)
+        self._verifier_ids.add(checked.id)
 
     def raw_artifact_requirement(self, requirement: ArtifactRequirement) -> None:
         """Append an ArtifactRequirement Struct as given (its origin is filled in when empty)."""
@@ -104,22 +104,9 @@ class EffectsBuilder(CaseBuilder):
         )
         self._artifacts.append(stamp(requirement, at))
 
-    def _verifier_ids(self) -> list[str]:
-        ids: list[str] = []
-        for part in self._verifier_parts:
-            ids.extend(part._ids() if isinstance(part, AssertionsBuilder) else (part.id,))
-        return ids
-
-    def _claim_verifier_id(self, stem: str) -> str:
-        taken = set(self._verifier_ids())
-        n = 1
-        while f"{stem}-{n}" in taken:
-            n += 1
-        return f"{stem}-{n}"
-
     def _missing(self) -> list[str]:
         missing = super()._missing()
-        if not self._task.is_set:
+        if "c.task()" not in self._set_at:
             missing.append('a task (call c.task("..."))')
         return missing
 

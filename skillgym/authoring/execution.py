@@ -9,7 +9,6 @@ from ..model import Budget, Command, ExecutionCase, Lane
 from .checks import check_argv, check_env, check_id, check_int, check_number, check_relative_path, check_text
 from .effects import EffectsBuilder
 from .graph import check_unique
-from .recorder import Slot
 
 
 class ExecutionBuilder(EffectsBuilder):
@@ -21,7 +20,7 @@ class ExecutionBuilder(EffectsBuilder):
     def __init__(self, case_id: str, opened_at: str) -> None:
         super().__init__(case_id, opened_at)
         self._setup: list[tuple[Command, str]] = []
-        self._reference_steps: Slot[int | None] = Slot("c.reference_steps()", None)
+        self._reference_steps: int | None = None
 
     def setup(
         self,
@@ -58,10 +57,8 @@ class ExecutionBuilder(EffectsBuilder):
     def reference_steps(self, n: int) -> None:
         """How many commands a skilled agent needs: the yardstick for the efficiency score."""
         at = self._use("reference_steps")
-        self._reference_steps.set(
-            check_int(n, what="reference_steps", case_id=self._case_id, origin=at),
-            origin=at,
-            case_id=self._case_id,
+        self._reference_steps = self._once(
+            "c.reference_steps()", check_int(n, what="reference_steps", case_id=self._case_id, origin=at), at
         )
 
     def _missing(self) -> list[str]:
@@ -74,15 +71,18 @@ class ExecutionBuilder(EffectsBuilder):
         return missing
 
     def _build(self) -> ExecutionCase:
-        check_unique([(c.id, at) for c, at in self._setup], what="setup command id", case_id=self._case_id)
+        if self._setup:
+            check_unique(
+                [(c.id, at) for c, at in self._setup], what="setup command id", case_id=self._case_id
+            )
         return ExecutionCase(
             id=self._case_id,
-            category=self._category.value,
-            budget=self._budget.value,
-            task=self._task.value,
-            fixture=self._fixture.value,
-            setup=tuple(c for c, _ in self._setup),
+            category=self._category,
+            budget=self._budget,
+            task=self._task,
+            fixture=self._fixture,
+            setup=tuple([c for c, _ in self._setup]),
             verifiers=self._compiled_verifiers(),
             artifacts=tuple(self._artifacts),
-            reference_steps=self._reference_steps.value,
+            reference_steps=self._reference_steps,
         )

@@ -3,10 +3,27 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 
 from ..errors import DefinitionError
 from ..model import WorkflowCheck
+
+
+def free_step_id(stem: str, taken: Container[str]) -> str:
+    """``stem`` when no step has it yet, else the first free one of ``stem-2``, ``stem-3``, ..."""
+    ident, n = stem, 1
+    while ident in taken:
+        n += 1
+        ident = f"{stem}-{n}"
+    return ident
+
+
+def free_verifier_id(stem: str, taken: Container[str]) -> str:
+    """The first free one of ``stem-1``, ``stem-2``, ..."""
+    n = 1
+    while f"{stem}-{n}" in taken:
+        n += 1
+    return f"{stem}-{n}"
 
 
 def check_unique(items: Sequence[tuple[str, str]], *, what: str, case_id: str) -> None:
@@ -25,8 +42,9 @@ def check_unique(items: Sequence[tuple[str, str]], *, what: str, case_id: str) -
 
 def check_workflow(checks: Sequence[WorkflowCheck], *, case_id: str) -> None:
     """Step ids are unique, every ``depends_on`` names a step of the case, and no dependency loops."""
-    check_unique([(c.id, c.origin) for c in checks], what="step id", case_id=case_id)
     by_id = {c.id: c for c in checks}
+    if len(by_id) < len(checks):
+        check_unique([(c.id, c.origin) for c in checks], what="step id", case_id=case_id)
     # When every step depends only on steps recorded before it (the usual case), there is no cycle.
     earlier: set[str] = set()
     in_order = True

@@ -8,7 +8,6 @@ from ..errors import DefinitionError
 from ..model import Budget, Lane, Pattern, PromptCase
 from .base import CaseBuilder
 from .checks import PatternLike, check_text, refuse_contradiction, to_patterns
-from .recorder import Slot
 
 
 class PromptBuilder(CaseBuilder):
@@ -19,9 +18,9 @@ class PromptBuilder(CaseBuilder):
 
     def __init__(self, case_id: str, opened_at: str) -> None:
         super().__init__(case_id, opened_at)
-        self._prompt: Slot[str] = Slot("c.prompt()", "")
-        self._context: Slot[str] = Slot("c.context()", "")
-        self._grader_notes: Slot[str] = Slot("c.grader_notes()", "")
+        self._prompt: str = ""
+        self._context: str = ""
+        self._grader_notes: str = ""
         self._expected: list[tuple[Pattern, str]] = []
         self._forbidden: list[tuple[Pattern, str]] = []
         self._rubric: list[str] = []
@@ -29,28 +28,22 @@ class PromptBuilder(CaseBuilder):
     def prompt(self, text: str) -> None:
         """The user's request, as the agent sees it."""
         at = self._use("prompt")
-        self._prompt.set(
-            check_text(text, what="prompt", case_id=self._case_id, origin=at),
-            origin=at,
-            case_id=self._case_id,
+        self._prompt = self._once(
+            "c.prompt()", check_text(text, what="prompt", case_id=self._case_id, origin=at), at
         )
 
     def context(self, text: str) -> None:
         """Extra context shown to the agent after the request."""
         at = self._use("context")
-        self._context.set(
-            check_text(text, what="context", case_id=self._case_id, origin=at),
-            origin=at,
-            case_id=self._case_id,
+        self._context = self._once(
+            "c.context()", check_text(text, what="context", case_id=self._case_id, origin=at), at
         )
 
     def grader_notes(self, text: str) -> None:
         """Notes for graders and reviewers; never shown to the agent."""
         at = self._use("grader_notes")
-        self._grader_notes.set(
-            check_text(text, what="grader notes", case_id=self._case_id, origin=at),
-            origin=at,
-            case_id=self._case_id,
+        self._grader_notes = self._once(
+            "c.grader_notes()", check_text(text, what="grader notes", case_id=self._case_id, origin=at), at
         )
 
     def must_mention(self, *patterns: PatternLike) -> None:
@@ -60,7 +53,7 @@ class PromptBuilder(CaseBuilder):
             patterns, call="c.must_mention()", where="in c.must_mention()", case_id=self._case_id, origin=at
         )
         refuse_contradiction(found, self._forbidden, subject="the case", case_id=self._case_id, origin=at)
-        self._expected.extend((p, at) for p in found)
+        self._expected.extend([(p, at) for p in found])
 
     def must_not_mention(self, *patterns: PatternLike) -> None:
         """The answer must match no pattern outside a negation."""
@@ -73,7 +66,7 @@ class PromptBuilder(CaseBuilder):
             origin=at,
         )
         refuse_contradiction(found, self._expected, subject="the case", case_id=self._case_id, origin=at)
-        self._forbidden.extend((p, at) for p in found)
+        self._forbidden.extend([(p, at) for p in found])
 
     def rubric(self, *items: str) -> None:
         """Points a reviewer (or a judge) checks the answer against."""
@@ -86,9 +79,9 @@ class PromptBuilder(CaseBuilder):
 
     def _missing(self) -> list[str]:
         missing = super()._missing()
-        if not self._prompt.is_set:
+        if "c.prompt()" not in self._set_at:
             missing.append('a prompt (call c.prompt("..."))')
-        if not self._expected_skill.is_set:
+        if "c.expect_skill()" not in self._set_at:
             missing.append(
                 'the expected skill (call c.expect_skill("name"), or c.expect_skill(None) when no skill '
                 "should be used)"
@@ -98,12 +91,12 @@ class PromptBuilder(CaseBuilder):
     def _build(self) -> PromptCase:
         return PromptCase(
             id=self._case_id,
-            category=self._category.value,
-            budget=self._budget.value,
-            prompt=self._prompt.value,
-            context=self._context.value,
-            grader_notes=self._grader_notes.value,
-            expected_patterns=tuple(p for p, _ in self._expected),
-            forbidden_patterns=tuple(p for p, _ in self._forbidden),
+            category=self._category,
+            budget=self._budget,
+            prompt=self._prompt,
+            context=self._context,
+            grader_notes=self._grader_notes,
+            expected_patterns=tuple([p for p, _ in self._expected]),
+            forbidden_patterns=tuple([p for p, _ in self._forbidden]),
             rubric=tuple(self._rubric),
         )

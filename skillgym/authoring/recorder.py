@@ -7,12 +7,10 @@ import sys
 from functools import lru_cache
 from pathlib import Path
 from types import CodeType, FrameType, TracebackType
-from typing import Generic, Self, TypeVar
+from typing import Self
 
-from ..errors import DefinitionError, RecorderClosedError
+from ..errors import RecorderClosedError
 from ..registry import load_directory
-
-_T = TypeVar("_T")
 
 _PACKAGE_DIR = Path(__file__).resolve().parent.parent
 # Whether each code file lies inside the package; a plain dict, since every recorded call consults it.
@@ -49,73 +47,48 @@ def _display(filename: str, cwd: str) -> str:
     return path.as_posix()
 
 
-# Line numbers by (code object id, instruction offset). Python finds a frame's line by scanning its code's
-# line table from the start, so in a long suite module (cases defined at top level) every lookup costs
-# more than the last; a call site's line never changes. The code object is kept to guard the id.
-_lines: dict[tuple[int, int], tuple[CodeType, int]] = {}
-_MAX_LINES = 8192
+# Origins by call site: (code object id, instruction offset) -> (code, working directory, "path:line").
+# A suite records its cases from a few call sites (often in a loop or a helper), and a site's origin never
+# changes while the working directory stays the same. It also spares the line lookup: Python finds a
+# frame's line by scanning its code's line table from the start, so in a long suite module every lookup
+# costs more than the last. The code object is kept to guard the id.
+_sites: dict[tuple[int, int], tuple[CodeType, str, str]] = {}
+_MAX_SITES = 8192
 
 
-def _line(frame: FrameType) -> int:
+def caller_origin() -> str:
+    """``path:line`` of the innermost frame outside the skillgym package: the user's call."""
+    return _origin(sys._getframe(1))
+
+
+def _origin(frame: FrameType) -> str:
+    """``path:line`` of ``frame``, or of the first frame above it outside the package."""
     code = frame.f_code
-    key = (id(code), frame.f_lasti)
-    known = _lines.get(key)
-    if known is not None and known[0] is code:
-        return known[1]
-    if len(_lines) >= _MAX_LINES:
-        _lines.clear()
-    line = frame.f_lineno
-    _lines[key] = (code, line)
-    return line
-
-
-def caller_origin(skip: int = 0) -> str:
-    """``path:line`` of the innermost frame outside the skillgym package: the user's call.
-
-    ``skip`` frames above the caller are known to lie inside the package (``_use`` and the public
-    method that called it), so they are not looked at.
-    """
-    try:
-        frame = sys._getframe(1 + skip)
-    except ValueError:  # a shallower stack than the caller promised
-        frame = sys._getframe(1)
     while True:
-        filename = frame.f_code.co_filename
+        filename = code.co_filename
         inside = _inside.get(filename)
         if inside is None:
             inside = _inside_package(filename)
         if not inside or frame.f_back is None:
             break
         frame = frame.f_back
+        code = frame.f_code
     cwd = load_directory()
-    shown = display_path(filename) if cwd is None else _display(filename, cwd)
-    return f"{shown}:{_line(frame)}"
-
-
-class Slot(Generic[_T]):
-    """A case field set by one call at most; it remembers where that call was."""
-
-    __slots__ = ("call", "origin", "value")
-
-    def __init__(self, call: str, default: _T) -> None:
-        self.call = call
-        self.value = default
-        self.origin: str | None = None
-
-    @property
-    def is_set(self) -> bool:
-        return self.origin is not None
-
-    def set(self, value: _T, *, origin: str, case_id: str) -> None:
-        if self.origin is not None:
-            raise DefinitionError(
-                f"{self.call} was already called at {self.origin}; a case takes it once: "
-                "remove one of the calls",
-                case_id=case_id,
-                origin=origin,
-            )
-        self.value = value
-        self.origin = origin
+    if cwd is None:  # outside use_registry: read it per call
+        try:
+            cwd = os.getcwd()
+        except OSError:  # the working directory was removed: absolute paths still say where
+            return f"{display_path(filename)}:{frame.f_lineno}"
+    key = (id(code), frame.f_lasti)
+    known = _sites.get(key)
+    if known is not None and known[0] is code and known[1] == cwd:
+        return known[2]
+    origin = f"{_display(filename, cwd)}:{frame.f_lineno}"
+    if not inside:  # a user's frame; a frame inside the package leads to different users' lines
+        if len(_sites) >= _MAX_SITES:
+            _sites.clear()
+        _sites[key] = (code, cwd, origin)
+    return origin
 
 
 class Recorder:
@@ -142,7 +115,17 @@ class Recorder:
 
     def _use(self, method: str) -> str:
         """Check the recorder is still open and return the user's ``path:line`` for this call."""
-        at = caller_origin(2)
+        try:
+            frame = sys._getframe(2)  # past this method and the builder's public method that called it
+        except ValueError:  # called from a shallower stack
+            frame = sys._getframe(1)
+        # _origin's first lookup, written out here since every recorded call makes it.
+        code = frame.f_code
+        known = _sites.get((id(code), frame.f_lasti))
+        if known is not None and known[0] is code and known[1] == load_directory():
+            at = known[2]
+        else:
+            at = _origin(frame)
         if self._closed:
             raise RecorderClosedError(
                 f"{at}: {self._label()} of case {self._case_id!r} is closed: .{method}() was called "
@@ -160,8 +143,8 @@ class Block(Recorder):
     """A nested recorder used as ``with c.<name>() as x:``; a body that raises discards what it recorded."""
 
     def __enter__(self) -> Self:
-        at = caller_origin()
         if self._closed:
+            at = caller_origin()
             raise RecorderClosedError(
                 f"{at}: {self._label()} of case {self._case_id!r} is closed (its block was opened at "
                 f"{self._opened_at}); a block is used once: call the case builder's method again for a "

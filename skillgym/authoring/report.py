@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Self
 
+import msgspec
+
 from ..errors import DefinitionError
 from ..model import ProofBundle, ReportRequirement
 from . import vocabulary
@@ -210,6 +212,11 @@ def raw_report_requirement(requirement: object, *, case_id: str, origin: str) ->
         )
     check_id(requirement.id, what="report requirement id", case_id=case_id, origin=origin)
     where = f"in report requirement {requirement.id!r}"
-    check_patterns(requirement.required_patterns, where=where, case_id=case_id, origin=origin)
-    check_patterns(requirement.forbidden_patterns, where=where, case_id=case_id, origin=origin)
+    required = check_patterns(requirement.required_patterns, where=where, case_id=case_id, origin=origin)
+    forbidden = check_patterns(requirement.forbidden_patterns, where=where, case_id=case_id, origin=origin)
+    if required != requirement.required_patterns or forbidden != requirement.forbidden_patterns:
+        # A str (or compiled re.Pattern) given for a Pattern becomes one: the grader reads .regex and .flags.
+        requirement = msgspec.structs.replace(
+            requirement, required_patterns=required, forbidden_patterns=forbidden
+        )
     return stamp(requirement, origin)

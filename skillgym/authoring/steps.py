@@ -32,6 +32,7 @@ class StepBuilder(Block):
         self._depends_on = list(depends_on)
         self._required_patterns: list[tuple[Pattern, str]] = []
         self._forbidden_patterns: list[tuple[Pattern, str]] = []
+        self._where = f"in step {step_id!r}"
 
     @property
     def id(self) -> str:
@@ -41,31 +42,28 @@ class StepBuilder(Block):
     def _label(self) -> str:
         return f"StepBuilder {self._id!r}"
 
-    def _where(self) -> str:
-        return f"in step {self._id!r}"
-
     def must_mention(self, *patterns: PatternLike) -> Self:
         """Each pattern must be found for the step to hold (a str is a case-insensitive regex)."""
         at = self._use("must_mention")
         found = to_patterns(
-            patterns, call="s.must_mention()", where=self._where(), case_id=self._case_id, origin=at
+            patterns, call="s.must_mention()", where=self._where, case_id=self._case_id, origin=at
         )
         refuse_contradiction(
             found, self._forbidden_patterns, subject=f"step {self._id!r}", case_id=self._case_id, origin=at
         )
-        self._required_patterns.extend((p, at) for p in found)
+        self._required_patterns.extend([(p, at) for p in found])
         return self
 
     def must_not_mention(self, *patterns: PatternLike) -> Self:
         """No pattern may be found outside a negation ("instead of sleep" is not a use of sleep)."""
         at = self._use("must_not_mention")
         found = to_patterns(
-            patterns, call="s.must_not_mention()", where=self._where(), case_id=self._case_id, origin=at
+            patterns, call="s.must_not_mention()", where=self._where, case_id=self._case_id, origin=at
         )
         refuse_contradiction(
             found, self._required_patterns, subject=f"step {self._id!r}", case_id=self._case_id, origin=at
         )
-        self._forbidden_patterns.extend((p, at) for p in found)
+        self._forbidden_patterns.extend([(p, at) for p in found])
         return self
 
     def after(self, *step_ids: str) -> Self:
@@ -73,7 +71,7 @@ class StepBuilder(Block):
         at = self._use("after")
         if not step_ids:
             raise DefinitionError(
-                f"s.after() needs at least one step id {self._where()}", case_id=self._case_id, origin=at
+                f"s.after() needs at least one step id {self._where}", case_id=self._case_id, origin=at
             )
         for step_id in check_ids(step_ids, what="step id", case_id=self._case_id, origin=at):
             if step_id not in self._depends_on:
@@ -110,8 +108,8 @@ class StepBuilder(Block):
                 id=self._id,
                 description=self._description,
                 required=self._required,
-                required_patterns=tuple(p for p, _ in self._required_patterns),
-                forbidden_patterns=tuple(p for p, _ in self._forbidden_patterns),
+                required_patterns=tuple([p for p, _ in self._required_patterns]),
+                forbidden_patterns=tuple([p for p, _ in self._forbidden_patterns]),
                 depends_on=tuple(self._depends_on),
                 weight=self._weight,
                 origin=self._opened_at,

@@ -83,6 +83,9 @@ REPORT: Final[Mapping[str, Phrase]] = MappingProxyType(
 )
 
 _PLACEHOLDER = re.compile(r"\{(\w+)(!r)?\}")
+# re.escape's translation as a table of every ASCII character (re.escape escapes no other): re.escape's own
+# table holds only the special characters, and str.translate pays a failed lookup for every other one.
+_ESCAPES = [re.escape(chr(code)) for code in range(128)]
 
 
 class _Placeholder(NamedTuple):
@@ -103,6 +106,11 @@ def _parse(template: str) -> tuple[tuple[_Placeholder, ...], str]:
     return tuple(found), template[end:]
 
 
+def _literal(text: str) -> str:
+    """``re.escape(text)``: a regex that matches ``text`` itself."""
+    return text.translate(_ESCAPES)
+
+
 def _fill(template: str, values: Mapping[str, object], *, escape: bool) -> str:
     placeholders, tail = _parse(template)
     if not placeholders:
@@ -115,7 +123,7 @@ def _fill(template: str, values: Mapping[str, object], *, escape: bool) -> str:
             continue
         value = values[name]
         if escape:
-            out.append(re.escape(str(value)))
+            out.append(_literal(str(value)))
         else:
             out.append(repr(value) if as_repr else str(value))
     out.append(tail)
@@ -124,10 +132,14 @@ def _fill(template: str, values: Mapping[str, object], *, escape: bool) -> str:
 
 def describe(phrase: Phrase, **values: object) -> str:
     """The phrase's description with the user's values filled in."""
+    if not values:
+        return phrase.description
     return _fill(phrase.description, values, escape=False)
 
 
 def patterns(phrase: Phrase, **values: object) -> tuple[Pattern, ...]:
     """The phrase's default patterns with the user's values filled in literally."""
     flags = phrase.flags
+    if not values:  # every placeholder stays as written
+        return tuple([Pattern(regex=p, flags=flags) for p in phrase.patterns])
     return tuple([Pattern(regex=_fill(p, values, escape=True), flags=flags) for p in phrase.patterns])

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Self
+
+import msgspec
 
 from ..errors import DefinitionError
 from ..model import WorkflowCheck
@@ -18,6 +20,7 @@ from .checks import (
     stamp,
     to_patterns,
 )
+from .graph import free_step_id
 from .recorder import Block
 
 
@@ -29,9 +32,9 @@ class WorkflowBuilder(Block):
     ``patterns=`` to replace them and ``id=`` to name the step (default: an id unique within the case).
     """
 
-    def __init__(self, *, case_id: str, opened_at: str, claim_id: Callable[[str], str]) -> None:
+    def __init__(self, *, case_id: str, opened_at: str, step_ids: set[str]) -> None:
         super().__init__(case_id=case_id, opened_at=opened_at)
-        self._claim_id = claim_id
+        self._step_ids = step_ids  # the case's, shared with its other steps: default ids skip every one
         self._checks: list[WorkflowCheck] = []
 
     def create_session(self, *, id: str | None = None, patterns: Sequence[PatternLike] | None = None) -> Self:
@@ -99,7 +102,7 @@ class WorkflowBuilder(Block):
     ) -> Self:
         phrase = vocabulary.WORKFLOW[name]
         if step_id is None:
-            step_id = self._claim_id(phrase.id)
+            step_id = free_step_id(phrase.id, self._step_ids)
         else:
             step_id = check_id(step_id, what="step id", case_id=self._case_id, origin=at)
         if override is None:
@@ -125,13 +128,12 @@ class WorkflowBuilder(Block):
                 origin=at,
             )
         )
+        self._step_ids.add(step_id)
         return self
 
     def _append(self, check: WorkflowCheck) -> None:
         self._checks.append(check)
-
-    def _step_ids(self) -> list[str]:
-        return [c.id for c in self._checks]
+        self._step_ids.add(check.id)
 
     def _compile(self) -> tuple[WorkflowCheck, ...]:
         """The recorded chain (none when the block raised); an empty block is an error at its line."""
@@ -158,9 +160,12 @@ def raw_check(check: object, *, case_id: str, origin: str) -> WorkflowCheck:
         )
     check_id(check.id, what="step id", case_id=case_id, origin=origin)
     where = f"in step {check.id!r}"
-    check_patterns(check.required_patterns, where=where, case_id=case_id, origin=origin)
-    check_patterns(check.forbidden_patterns, where=where, case_id=case_id, origin=origin)
+    required = check_patterns(check.required_patterns, where=where, case_id=case_id, origin=origin)
+    forbidden = check_patterns(check.forbidden_patterns, where=where, case_id=case_id, origin=origin)
     check_number(
         check.weight, what=f"weight of step {check.id!r}", case_id=case_id, origin=origin, inclusive=True
     )
+    if required != check.required_patterns or forbidden != check.forbidden_patterns:
+        # A str (or compiled re.Pattern) given for a Pattern becomes one: the grader reads .regex and .flags.
+        check = msgspec.structs.replace(check, required_patterns=required, forbidden_patterns=forbidden)
     return stamp(check, origin)

@@ -279,3 +279,16 @@ def test_builder_types_are_exported_for_annotations() -> None:
     case = _dogfood(build)
     assert case.proof_bundle.notes
     assert case.report_requirements[0].id == "title"
+
+
+def test_raw_report_requirement_turns_str_patterns_into_patterns() -> None:
+    given = ReportRequirement(id="sev", required_patterns=("severity",), origin="given.py:2")  # type: ignore[arg-type]
+    with use_registry(Registry()) as reg:
+        with dogfood_case("d") as c:
+            c.category("qa")
+            c.task("explore")
+            c.raw_report_requirement(given)
+        (case,) = reg.cases
+    assert case.report_requirements == (  # type: ignore[union-attr]
+        ReportRequirement(id="sev", required_patterns=(Pattern(regex="severity"),), origin="given.py:2"),
+    )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import msgspec
 import pytest
 
@@ -12,6 +14,7 @@ from skillgym.model import (
     ArtifactRequirement,
     Budget,
     Command,
+    CommandCheck,
     ExecutionCase,
     FileContains,
     FileExists,
@@ -279,3 +282,33 @@ def test_setup_auto_ids_skip_ids_already_taken() -> None:
         (case,) = reg.cases
     assert isinstance(case, ExecutionCase)
     assert [s.id for s in case.setup] == ["setup-1", "setup-2"]
+
+
+def test_raw_verifier_turns_a_str_or_compiled_pattern_into_a_pattern() -> None:
+    # The model holds a Pattern, and the grader reads its regex and flags: a str is a case-insensitive
+    # regex, as everywhere in authoring, and a compiled pattern keeps its flags.
+    given = FileContains(id="said", path="a.txt", pattern="hello.*world")  # type: ignore[arg-type]
+    command = CommandCheck(id="ran", argv=("true",), stdout_pattern=re.compile("ok", re.M))  # type: ignore[arg-type]
+    with use_registry(Registry()) as reg:
+        with execution_case("e") as c:
+            c.category("session")
+            c.task("do it")
+            c.raw_verifier(given)  # @given
+            c.raw_verifier(command)  # @command
+        (case,) = reg.cases
+    assert isinstance(case, ExecutionCase)
+    assert case.verifiers == (
+        FileContains(id="said", path="a.txt", pattern=Pattern(regex="hello.*world"), origin=at("given")),
+        CommandCheck(
+            id="ran", argv=("true",), stdout_pattern=Pattern(regex="ok", flags="m"), origin=at("command")
+        ),
+    )
+
+
+def test_raw_verifier_refuses_a_str_pattern_that_does_not_compile() -> None:
+    bad = FileContains(id="broken", path="a.txt", pattern="(")  # type: ignore[arg-type]
+    with use_registry(Registry()), execution_case("e") as c:
+        _minimal(c)
+        with pytest.raises(DefinitionError) as info:
+            c.raw_verifier(bad)  # @bad
+    assert str(info.value).startswith(f"{at('bad')}: case 'e': invalid regex '(' in verifier 'broken'")

@@ -290,3 +290,20 @@ def test_setting_a_field_twice_names_the_first_call() -> None:
     assert info.value.origin == at("second")
     assert f"c.context() was already called at {at('first')}" in str(info.value)
     assert "remove one of the calls" in str(info.value)
+
+
+def test_raw_workflow_check_turns_str_patterns_into_patterns() -> None:
+    given = WorkflowCheck(id="plan", required_patterns=("plan",), forbidden_patterns=("guess",))  # type: ignore[arg-type]
+    with use_registry(Registry()) as reg:
+        with prompt_case("p") as c:
+            _minimal(c)
+            c.raw_workflow_check(given)  # @raw
+        (case,) = reg.cases
+    assert case.workflow == (
+        WorkflowCheck(
+            id="plan",
+            required_patterns=(Pattern(regex="plan"),),
+            forbidden_patterns=(Pattern(regex="guess"),),
+            origin=at("raw"),
+        ),
+    )

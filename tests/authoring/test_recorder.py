@@ -111,3 +111,30 @@ def test_origins_far_down_a_long_suite_module(tmp_path: Path, monkeypatch: pytes
     with pytest.raises(CollectionError) as error:
         load_suite(tmp_path)
     assert "long.py:3006: case 'far': c.prompt() was already called at long.py:3004" in str(error.value)
+
+
+def test_one_call_site_is_shown_relative_to_the_directory_of_each_load(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def define(case_id: str) -> None:
+        with prompt_case(case_id) as c:  # @case
+            c.category("trigger")
+            c.prompt("x")
+            c.expect_skill(None)
+            with c.step("look") as s:  # @step
+                s.must_mention("x")
+
+    monkeypatch.chdir(Path(__file__).resolve().parent)
+    with use_registry(Registry()) as near:
+        define("near")
+    monkeypatch.chdir(tmp_path)
+    with use_registry(Registry()) as far:
+        define("far")
+    case_line, step_line = at("case").rsplit(":", 1)[1], at("step").rsplit(":", 1)[1]
+    name, absolute = Path(__file__).name, Path(os.path.abspath(__file__)).as_posix()
+    assert [(c.origin, c.workflow[0].origin) for c in near.cases] == [
+        (f"{name}:{case_line}", f"{name}:{step_line}")
+    ]
+    assert [(c.origin, c.workflow[0].origin) for c in far.cases] == [
+        (f"{absolute}:{case_line}", f"{absolute}:{step_line}")
+    ]

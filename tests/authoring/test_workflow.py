@@ -6,6 +6,8 @@ import re
 
 import msgspec
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from skillgym.authoring import ExecutionBuilder, WorkflowBuilder, execution_case, vocabulary
 from skillgym.errors import DefinitionError
@@ -180,6 +182,21 @@ def test_patterns_and_id_overrides() -> None:
 def test_user_text_is_escaped_into_the_pattern() -> None:
     (check,) = _workflow(lambda w: w.input("a.b*c (d)"))
     assert check.required_patterns[0].regex.endswith(re.escape("a.b*c (d)"))
+
+
+@given(st.text())
+def test_any_user_text_is_filled_in_as_re_escape_writes_it(text: str) -> None:
+    phrase = vocabulary.WORKFLOW["input"]
+    (pattern,) = vocabulary.patterns(phrase, text=text)
+    assert pattern.regex == phrase.patterns[0].replace("{text}", re.escape(text))
+    assert vocabulary.describe(phrase, text=text) == f"send {text!r} to the program"
+
+
+def test_placeholders_without_a_value_stay_as_written() -> None:
+    phrase = vocabulary.Phrase("x", "wait {n} times", (r"a{2}{n}",))
+    assert vocabulary.describe(phrase) == "wait {n} times"
+    assert vocabulary.patterns(phrase) == (Pattern(regex=r"a{2}{n}"),)
+    assert vocabulary.patterns(phrase, n=3) == (Pattern(regex=r"a{2}3"),)
 
 
 def test_raw_check_joins_the_chain() -> None:
