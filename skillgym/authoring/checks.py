@@ -53,7 +53,7 @@ def check_text(
         raise DefinitionError(
             f"{what} must be a string, got {type(value).__name__} {value!r}", case_id=case_id, origin=origin
         )
-    if not allow_empty and not value.strip():
+    if not allow_empty and (not value or value.isspace()):  # blank, without building a stripped copy
         raise DefinitionError(f"{what} is empty; give it some text", case_id=case_id, origin=origin)
     return value
 

@@ -130,6 +130,15 @@ def _fill(template: str, values: Mapping[str, object], *, escape: bool) -> str:
     return "".join(out)
 
 
+def filled(phrase: Phrase, values: Mapping[str, object]) -> tuple[str, tuple[Pattern, ...]]:
+    """``describe`` and ``patterns`` of the phrase in one call (workflow sugar wants both)."""
+    if not values:  # every placeholder stays as written
+        return phrase.description, _as_written(phrase)
+    flags = phrase.flags
+    found = tuple([Pattern(regex=_fill(p, values, escape=True), flags=flags) for p in phrase.patterns])
+    return _fill(phrase.description, values, escape=False), found
+
+
 def describe(phrase: Phrase, **values: object) -> str:
     """The phrase's description with the user's values filled in."""
     if not values:
@@ -139,7 +148,16 @@ def describe(phrase: Phrase, **values: object) -> str:
 
 def patterns(phrase: Phrase, **values: object) -> tuple[Pattern, ...]:
     """The phrase's default patterns with the user's values filled in literally."""
-    flags = phrase.flags
-    if not values:  # every placeholder stays as written
-        return tuple([Pattern(regex=p, flags=flags) for p in phrase.patterns])
-    return tuple([Pattern(regex=_fill(p, values, escape=True), flags=flags) for p in phrase.patterns])
+    return filled(phrase, values)[1]
+
+
+def _as_written(phrase: Phrase) -> tuple[Pattern, ...]:
+    known = _AS_WRITTEN.get(phrase)
+    if known is None:
+        known = tuple([Pattern(regex=p, flags=phrase.flags) for p in phrase.patterns])
+    return known
+
+
+# The built-in phrases' patterns as written, built once: Patterns are frozen, so every case shares them.
+_AS_WRITTEN: dict[Phrase, tuple[Pattern, ...]] = {}
+_AS_WRITTEN.update((phrase, _as_written(phrase)) for phrase in (*WORKFLOW.values(), *REPORT.values()))

@@ -106,8 +106,9 @@ class WorkflowBuilder(Block):
         else:
             step_id = check_id(step_id, what="step id", case_id=self._case_id, origin=at)
         if override is None:
-            found = vocabulary.patterns(phrase, **values)
+            description, found = vocabulary.filled(phrase, values)
         else:
+            description = vocabulary.describe(phrase, **values)
             if isinstance(override, str):
                 override = (override,)
             found = to_patterns(
@@ -121,7 +122,7 @@ class WorkflowBuilder(Block):
         checks.append(
             WorkflowCheck(
                 id=step_id,
-                description=vocabulary.describe(phrase, **values),
+                description=description,
                 required=False,
                 required_patterns=found,
                 depends_on=(checks[-1].id,) if checks else (),
