@@ -42,6 +42,18 @@ def run_cli(
     )
 
 
+def agent_run(root: Path, agent: str) -> list[str]:
+    """``skillgym run`` arguments: the suite at ``root``, the command provider running ``agent``."""
+    return ["run", "--suite", str(root), "--provider", "command", "--agent-command", agent]
+
+
+def run_agent(
+    root: Path, agent: str, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``agent_run(root, agent)`` plus ``args``, run from the suite's parent folder."""
+    return run_cli(*agent_run(root, agent), *args, cwd=root.parent, env=env)
+
+
 @contextmanager
 def running_cli(*args: str, cwd: Path, env: dict[str, str] | None = None) -> Iterator[subprocess.Popen[str]]:
     """``python -m skillgym ARGS`` started in the background, to be watched and signalled mid-run.

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli, running_cli, wait_for
+from tests.conftest import agent_run, run_agent, run_cli, running_cli, wait_for
 
 SuiteDir = Callable[[dict[str, str]], Path]
 
@@ -100,20 +100,7 @@ def check_order(events: list[dict[str, object]]) -> None:
 def test_order_contract_holds_under_concurrency(suite_dir: SuiteDir, tmp_path: Path) -> None:
     root = suite_dir(SUITE)
     agent, _ = _agent(tmp_path)
-    proc = run_cli(
-        "run",
-        "--suite",
-        str(root),
-        "--provider",
-        "command",
-        "--agent-command",
-        agent,
-        "--trials",
-        "4",
-        "--concurrency",
-        "8",
-        cwd=root.parent,
-    )
+    proc = run_agent(root, agent, "--trials", "4", "--concurrency", "8")
     assert proc.returncode == 1, proc.stderr  # case-3 answers "no": it fails
     events = _events(_only_run(root))
     assert sum(e["type"] == "trial.finish" for e in events) == 6 * 2 * 4
@@ -127,18 +114,7 @@ def test_order_contract_holds_under_concurrency(suite_dir: SuiteDir, tmp_path: P
 def test_report_rebuild_from_the_event_log_is_byte_identical(suite_dir: SuiteDir, tmp_path: Path) -> None:
     root = suite_dir(SUITE)
     agent, _ = _agent(tmp_path)
-    run_cli(
-        "run",
-        "--suite",
-        str(root),
-        "--provider",
-        "command",
-        "--agent-command",
-        agent,
-        "--trials",
-        "2",
-        cwd=root.parent,
-    )
+    run_agent(root, agent, "--trials", "2")
     run_dir = _only_run(root)
     original = {name: (run_dir / name).read_bytes() for name in ("report.json", "report.md")}
     for name in original:
@@ -160,26 +136,13 @@ def test_interrupted_run_resumes_without_losing_or_repeating_trials(
     root = suite_dir(SUITE)
     agent, counter = _agent(tmp_path)
     # First a clean reference run of the same plan.
-    run_cli(
-        "run",
-        "--suite",
-        str(root),
-        "--provider",
-        "command",
-        "--agent-command",
-        agent,
-        "--trials",
-        "2",
-        "--output",
-        "reference",
-        cwd=root.parent,
-    )
+    run_agent(root, agent, "--trials", "2", "--output", "reference")
     reference = json.loads((_only_run(root, "reference") / "report.json").read_text())
     counter.unlink()
     # Then the same run, with case-4 hanging while a flag file exists, stopped once all else finished.
     hang_flag = tmp_path / "hang"
     hang_flag.write_text("")
-    args = ["run", "--suite", str(root), "--provider", "command", "--agent-command", f"{agent} {hang_flag}"]
+    args = agent_run(root, f"{agent} {hang_flag}")
     with running_cli(*args, "--trials", "2", "--concurrency", "8", cwd=root.parent) as child:
         results = "*/trials/prompt/*/*/command/trial-*/result.json"
         wait_for(  # 24 trials, 4 of them (case-4) hang
@@ -240,20 +203,7 @@ def test_resume_refuses_flags_that_change_the_plan(suite_dir: SuiteDir, tmp_path
 def test_junit_parses_back_with_one_testcase_per_trial(suite_dir: SuiteDir, tmp_path: Path) -> None:
     root = suite_dir(SUITE)
     agent, _ = _agent(tmp_path)
-    run_cli(
-        "run",
-        "--suite",
-        str(root),
-        "--provider",
-        "command",
-        "--agent-command",
-        agent,
-        "--trials",
-        "2",
-        "--reporter",
-        "junit",
-        cwd=root.parent,
-    )
+    run_agent(root, agent, "--trials", "2", "--reporter", "junit")
     tree = ET.parse(_only_run(root) / "junit.xml")
     suites = tree.getroot()
     assert suites.get("tests") == "24" and suites.get("failures") == "4"
@@ -269,22 +219,7 @@ def test_junit_parses_back_with_one_testcase_per_trial(suite_dir: SuiteDir, tmp_
 def test_jsonl_reporter_copies_the_stream_to_stdout(suite_dir: SuiteDir, tmp_path: Path) -> None:
     root = suite_dir(SUITE)
     agent, _ = _agent(tmp_path)
-    proc = run_cli(
-        "run",
-        "--suite",
-        str(root),
-        "--provider",
-        "command",
-        "--agent-command",
-        agent,
-        "--reporter",
-        "jsonl",
-        "--reporter-output",
-        "-",
-        "--case",
-        "case-0",
-        cwd=root.parent,
-    )
+    proc = run_agent(root, agent, "--reporter", "jsonl", "--reporter-output", "-", "--case", "case-0")
     streamed = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
     assert [e["type"] for e in streamed] == [e["type"] for e in _events(_only_run(root))]
     assert (_only_run(root) / "report.md").exists()  # naming a reporter never replaces the final report
@@ -316,13 +251,8 @@ def test_no_secret_value_anywhere_in_the_run_or_console(suite_dir: SuiteDir, tmp
         "print(json.dumps({'type': 'result', 'text': 'the key is ' + value}))\n"
     )
     root = suite_dir(SUITE)
-    proc = run_cli(
-        "run",
-        "--suite",
-        str(root),
-        "--provider",
-        "command",
-        "--agent-command",
+    proc = run_agent(
+        root,
         f"{sys.executable} {agent} {secret_file}",
         "--case",
         "case-1",
@@ -333,7 +263,6 @@ def test_no_secret_value_anywhere_in_the_run_or_console(suite_dir: SuiteDir, tmp
         "jsonl",
         "--reporter-output",
         "-",
-        cwd=root.parent,
         env={"FAKE_API_KEY": secret, "GITHUB_TOKEN": token},
     )
     assert proc.returncode == 1, proc.stderr  # "the key is ..." does not mention waiting

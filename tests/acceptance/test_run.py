@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, run_cli, running_cli, wait_for
+from tests.conftest import REPO, agent_run, run_agent, run_cli, running_cli, wait_for
 
 SuiteDir = Callable[[dict[str, str]], Path]
 
@@ -270,16 +270,7 @@ def test_crashing_agent_is_a_provider_error_and_the_run_goes_on(suite_dir: Suite
     root = suite_dir(AGENT_SUITE)
     agent = tmp_path / "agent.py"
     agent.write_text(CRASH_AGENT)
-    proc = run_cli(
-        "run",
-        "--suite",
-        str(root),
-        "--provider",
-        "command",
-        "--agent-command",
-        f"{sys.executable} {agent}",
-        cwd=root.parent,
-    )
+    proc = run_agent(root, f"{sys.executable} {agent}")
     assert proc.returncode == 1, proc.stderr
     trials = _run_dir(root) / "trials/prompt"
     calm = json.loads((trials / "calm/none/command/trial-1/result.json").read_text())
@@ -296,18 +287,7 @@ def test_hanging_agent_is_killed_with_its_whole_process_group(suite_dir: SuiteDi
     agent = tmp_path / "agent.py"
     agent.write_text(HANG_AGENT)
     started = time.monotonic()
-    proc = run_cli(
-        "run",
-        "--suite",
-        str(root),
-        "--case",
-        "calm",
-        "--provider",
-        "command",
-        "--agent-command",
-        f"{sys.executable} {agent}",
-        cwd=root.parent,
-    )
+    proc = run_agent(root, f"{sys.executable} {agent}", "--case", "calm")
     assert time.monotonic() - started < 60  # safety net only: the budget is 3 s
     assert proc.returncode == 1, proc.stderr
     run_dir = _run_dir(root)
@@ -323,16 +303,7 @@ def test_hanging_agent_is_killed_with_its_whole_process_group(suite_dir: SuiteDi
 
 def test_unavailable_provider_is_one_configuration_error_before_any_trial(suite_dir: SuiteDir) -> None:
     root = suite_dir(AGENT_SUITE)
-    proc = run_cli(
-        "run",
-        "--suite",
-        str(root),
-        "--provider",
-        "command",
-        "--agent-command",
-        "no-such-agent-program --flag",
-        cwd=root.parent,
-    )
+    proc = run_agent(root, "no-such-agent-program --flag")
     assert proc.returncode == 2
     assert "no-such-agent-program" in proc.stderr
     assert proc.stderr.count("not found") == 1
@@ -348,8 +319,8 @@ def test_ctrl_c_stops_cleanly_with_130_and_keeps_finished_trials(suite_dir: Suit
         'print(\'{"type": "result", "text": "I would wait"}\', flush=True)\n'
     )
     runs = root.parent / "runs"
-    args = ["run", "--suite", str(root), "--provider", "command", "--concurrency", "1"]
-    with running_cli(*args, "--agent-command", f"{sys.executable} {agent}", cwd=root.parent) as child:
+    args = agent_run(root, f"{sys.executable} {agent}")
+    with running_cli(*args, "--concurrency", "1", cwd=root.parent) as child:
         calm_result = wait_for(
             lambda: (
                 list(runs.glob("*/trials/prompt/crashy/none/command/trial-1/prompt.txt"))
@@ -391,19 +362,7 @@ def test_record_with_a_real_agent_then_replay_offline_gives_the_same_outcome(
         "print(json.dumps({'type': 'usage', 'input': 7, 'output': 3}))\n"
         "print(json.dumps({'type': 'result', 'text': 'done'}))\n"
     )
-    recorded = run_cli(
-        "run",
-        "--suite",
-        str(root),
-        "--case",
-        "make-file",
-        "--provider",
-        "command",
-        "--agent-command",
-        f"{sys.executable} {agent}",
-        "--record",
-        cwd=root.parent,
-    )
+    recorded = run_agent(root, f"{sys.executable} {agent}", "--case", "make-file", "--record")
     assert recorded.returncode == 0, recorded.stderr
     cassette = root / "cassettes/command/default/execution/make-file/none/trial-1.jsonl"
     assert cassette.exists()

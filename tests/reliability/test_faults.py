@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.conftest import REPO, run_cli, running_cli, wait_for
+from tests.conftest import REPO, agent_run, run_agent, run_cli, running_cli, wait_for
 
 SuiteDir = Callable[[dict[str, str]], Path]
 
@@ -52,18 +52,7 @@ def test_garbage_output_is_a_provider_error_naming_the_line(suite_dir: SuiteDir,
         'print(\'{"type": "message", "role": "assistant", "text": "hi"}\')\n'
         "print('Segmentation fault (core dumped) <<garbage>>')\n",
     )
-    proc = run_cli(
-        "run",
-        "--suite",
-        str(root),
-        "--case",
-        "case-0",
-        "--provider",
-        "command",
-        "--agent-command",
-        agent,
-        cwd=root.parent,
-    )
+    proc = run_agent(root, agent, "--case", "case-0")
     assert proc.returncode == 1
     result = _result(root)
     assert result["error_class"] == "provider-error"
@@ -78,18 +67,7 @@ def test_crash_mid_stream_keeps_what_was_said(suite_dir: SuiteDir, tmp_path: Pat
         "print(json.dumps({'type': 'message', 'role': 'assistant', 'text': 'I would wait'}),"
         " flush=True)\nimport signal\nos.kill(os.getpid(), signal.SIGSEGV)\n",
     )
-    proc = run_cli(
-        "run",
-        "--suite",
-        str(root),
-        "--case",
-        "case-0",
-        "--provider",
-        "command",
-        "--agent-command",
-        agent,
-        cwd=root.parent,
-    )
+    proc = run_agent(root, agent, "--case", "case-0")
     assert proc.returncode == 1
     result = _result(root)
     assert result["status"] == "errored"
@@ -167,7 +145,7 @@ def test_an_output_dir_removed_mid_run_stops_with_exit_2(suite_dir: SuiteDir, tm
         tmp_path, "time.sleep(0.5)\nprint(json.dumps({'type': 'result', 'text': 'I would wait'}))\n"
     )
     runs = root.parent / "runs"
-    args = ["run", "--suite", str(root), "--provider", "command", "--agent-command", agent]
+    args = agent_run(root, agent)
     with running_cli(*args, "--concurrency", "1", cwd=root.parent) as child:
         wait_for(lambda: list(runs.glob("*/trials/*/*/*/*/*/result.json")), timeout=60, what="a first result")
         (run_dir,) = runs.iterdir()
