@@ -115,26 +115,15 @@ class ClaudeProvider:
         if request.record_path is not None:
             record_stream(request, provider=self.name, fmt=CLAUDE_FORMAT, started=started, failure=failure)
             cassette = request.record_path
-        warnings = stream_warnings(ran, request)
-        if failure is not None:
-            return ProviderResult(
-                ok=False,
-                trace=trace,
-                model=trace.model or request.model,
-                exit_code=ran.process.exit_code if ran.process else None,
-                error_class=failure[0],
-                error_message=failure[1],
-                cassette=cassette,
-                warnings=warnings,
-            )
-        assert ran.process is not None
         return ProviderResult(
-            ok=True,
+            ok=failure is None,
             trace=trace,
             model=trace.model or request.model,
-            exit_code=ran.process.exit_code,
+            exit_code=ran.process.exit_code if ran.process else None,
+            error_class=failure[0] if failure else None,
+            error_message=failure[1] if failure else None,
             cassette=cassette,
-            warnings=warnings,
+            warnings=stream_warnings(ran, request),
         )
 
 

@@ -115,23 +115,13 @@ class CodexProvider:
             record_stream(request, provider=self.name, fmt=CODEX_FORMAT, started=started, failure=failure)
             cassette = request.record_path
         warnings = (*(f"codex: {w}" for w in run.warnings), *stream_warnings(ran, request))
-        exit_code = ran.process.exit_code if ran.process else None
-        if failure is not None:
-            return ProviderResult(
-                ok=False,
-                trace=trace,
-                model=request.model,
-                exit_code=exit_code,
-                error_class=failure[0],
-                error_message=failure[1],
-                cassette=cassette,
-                warnings=warnings,
-            )
         return ProviderResult(
-            ok=True,
+            ok=failure is None,
             trace=trace,
             model=request.model,
-            exit_code=exit_code,
+            exit_code=ran.process.exit_code if ran.process else None,
+            error_class=failure[0] if failure else None,
+            error_message=failure[1] if failure else None,
             cassette=cassette,
             warnings=warnings,
         )
