@@ -163,12 +163,11 @@ def find_all(
     pattern: Pattern, text: str, *, negation: bool = False, index: LineIndex | None = None
 ) -> list[PatternMatch]:
     """Every occurrence of ``pattern`` in ``text``; with ``negation``, each says whether it is negated."""
-    compiled = compile_pattern(pattern)
-    if compiled.search(text) is None:  # the common case, without building a line index or a list
-        return []
-    lines = index or LineIndex(text)
+    lines = index
     found: list[PatternMatch] = []
-    for match in compiled.finditer(text):
+    for match in compile_pattern(pattern).finditer(text):
+        if lines is None:  # most texts never match: no index for them
+            lines = LineIndex(text)
         start, end = _focus(match)
         found.append(
             PatternMatch(
