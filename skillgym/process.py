@@ -2,24 +2,21 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import errno
 import functools
 import os
 import signal
-import subprocess
-import sys
 import time
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import BinaryIO, Final, TypeAlias, TypeVarTuple
 
 import anyio
-from anyio.abc import ByteReceiveStream, ByteSendStream, Process
 
 from .errors import SkillgymError
 from .model import Data
+from .spawn import Child, read_chunks, write_all
 
 _MIB: Final = 1024 * 1024
 # Lines handed to `on_stdout_line` are at most this long, so one endless line cannot grow memory.
@@ -66,35 +63,6 @@ class ProcessResult(Data, frozen=True, kw_only=True):
     stdout_bytes: int
     stderr_bytes: int
     truncated: bool
-
-
-@contextlib.contextmanager
-def pidfd_children() -> Iterator[None]:
-    """Within the block, on Python 3.11 under Linux, wait for children with pidfds, not a thread each.
-
-    asyncio's default there (ThreadedChildWatcher) starts a thread per child process, which is
-    measurable with dozens of agents at once. 3.11's pidfd watcher is tied to one loop, so it is
-    attached to the running loop here and the previous watcher is put back on the way out. 3.12 picks
-    pidfds by itself, so this does nothing there. Call it from inside the event loop.
-    """
-    if sys.version_info >= (3, 12) or not hasattr(os, "pidfd_open"):
-        yield
-        return
-    try:
-        os.close(os.pidfd_open(os.getpid()))
-        loop = asyncio.get_running_loop()
-    except (OSError, RuntimeError):  # no pidfd_open (Linux < 5.3, seccomp), or not in asyncio
-        yield
-        return
-    policy = asyncio.get_event_loop_policy()
-    previous = policy.get_child_watcher()
-    watcher = asyncio.PidfdChildWatcher()
-    watcher.attach_loop(loop)
-    policy.set_child_watcher(watcher)
-    try:
-        yield
-    finally:
-        policy.set_child_watcher(previous)
 
 
 async def run_process(
@@ -148,8 +116,8 @@ async def run_process(
                     _guard, failures, tg.cancel_scope, _pump, process.stdout, stdout, on_stdout_line
                 )
                 tg.start_soon(_guard, failures, tg.cancel_scope, _pump, process.stderr, stderr, None)
-                if stdin_data is not None and process.stdin is not None:
-                    tg.start_soon(_feed, process.stdin, stdin_data)
+                if stdin_data is not None:
+                    tg.start_soon(_feed, process, stdin_data)
                 with anyio.move_on_after(timeout_s) as deadline:
                     await process.wait()
                 timed_out = deadline.cancelled_caught
@@ -160,7 +128,9 @@ async def run_process(
             with anyio.CancelScope(shield=True):
                 # Idempotent after the call above; here it covers cancellation and a failed pump.
                 await kill_process_group(process.pid)
-                await process.aclose()
+                with anyio.move_on_after(_AFTER_KILL_S):
+                    await process.wait()
+                process.close()
         duration_s = time.monotonic() - started
     if failures:
         raise failures[0]
@@ -218,21 +188,35 @@ def find_processes_with_env(key: str, value: str) -> list[int]:
     never listed. Processes of other users and processes that exit mid-scan are skipped. Without
     ``/proc`` (not Linux) the list is empty.
     """
+    return processes_by_env(key, (value,)).get(value, [])
+
+
+def processes_by_env(key: str, values: Iterable[str]) -> dict[str, list[int]]:
+    """Like ``find_processes_with_env`` for several values of ``key`` in one pass over ``/proc``:
+    value -> PIDs, ascending (values no process holds are absent)."""
     if not key or "=" in key:
         raise ValueError(f"environment variable name {key!r} must be non-empty and contain no '='")
-    wanted = os.fsencode(f"{key}={value}")
+    wanted = {os.fsencode(value): value for value in values}
+    marker = b"\0" + os.fsencode(key) + b"="
     me = os.getpid()
-    found: list[int] = []
+    found: dict[str, list[int]] = {}
     for pid in _proc_pids():
         if pid == me:
             continue
         try:
             with open(f"/proc/{pid}/environ", "rb") as file:
-                environ = file.read()
+                environ = b"\0" + file.read()
         except OSError:  # exited, or not ours to read
             continue
-        if wanted in environ.split(b"\0"):
-            found.append(pid)
+        at = environ.find(marker)
+        while at != -1:
+            start = at + len(marker)
+            end = environ.find(b"\0", start)
+            value = wanted.get(environ[start:end] if end != -1 else environ[start:])
+            if value is not None:
+                found.setdefault(value, []).append(pid)
+                break
+            at = environ.find(marker, start)
     return found
 
 
@@ -313,22 +297,11 @@ class _LineSplitter:
         return bytes(self._buffer) if self._buffer else None
 
 
-async def _start(command: tuple[str, ...], *, cwd: Path, env: Mapping[str, str], with_stdin: bool) -> Process:
+async def _start(command: tuple[str, ...], *, cwd: Path, env: Mapping[str, str], with_stdin: bool) -> Child:
     try:
-        # Shielded: a cancellation landing after the fork but before we hold the handle would leak a child.
-        with anyio.CancelScope(shield=True):
-            process = await anyio.open_process(
-                command,
-                stdin=subprocess.PIPE if with_stdin else subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                cwd=cwd,
-                env=dict(env),
-                start_new_session=True,
-            )
+        return await Child.start(command, cwd=cwd, env=env, with_stdin=with_stdin)
     except OSError as exc:
         raise _start_error(command[0], Path(cwd), exc) from exc
-    return process
 
 
 def _start_error(executable: str, cwd: Path, exc: OSError) -> ProcessStartError:
@@ -371,11 +344,11 @@ async def _guard(
         scope.cancel()
 
 
-async def _pump(source: ByteReceiveStream | None, output: _Output, on_line: LineCallback | None) -> None:
+async def _pump(source: int | None, output: _Output, on_line: LineCallback | None) -> None:
     if source is None:
         return
     lines = _LineSplitter(MAX_LINE_BYTES) if on_line is not None else None
-    async for chunk in source:
+    async for chunk in read_chunks(source):
         output.take(chunk)
         if lines is not None and on_line is not None:
             for line in lines.feed(chunk):
@@ -390,13 +363,14 @@ async def _deliver(on_line: LineCallback, line: bytes) -> None:
         await pending
 
 
-async def _feed(sink: ByteSendStream, data: bytes) -> None:
+async def _feed(child: Child, data: bytes) -> None:
     # A child may exit or close stdin without reading it all; that is how it ended, not an error here.
     try:
-        with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
-            await sink.send(data)
+        if child.stdin is not None:
+            with contextlib.suppress(OSError):
+                await write_all(child.stdin, data)
     finally:
-        await sink.aclose()
+        child.close_stdin()
 
 
 async def _terminate_group(pgid: int, grace_s: float) -> bool:

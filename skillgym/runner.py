@@ -34,7 +34,6 @@ from .files import write_atomic
 from .hashing import skill_hash
 from .model import Case, Data, Suite
 from .plan import Plan, WorkItem
-from .process import pidfd_children
 from .providers import ProviderSettings, make_provider
 from .providers.base import Detection, Provider
 from .redact import scrub
@@ -234,19 +233,6 @@ async def execute(
     run_dir: Path | None = None,
 ) -> RunOutcome:
     """Run ``plan``; ``done`` holds results a resumed run already has (those items are not run again)."""
-    with pidfd_children():
-        return await _execute(plan, suite, options, subscribers, done=done, run_dir=run_dir)
-
-
-async def _execute(
-    plan: Plan,
-    suite: Suite,
-    options: RunOptions,
-    subscribers: Sequence[Subscriber],
-    *,
-    done: Sequence[TrialResult],
-    run_dir: Path | None,
-) -> RunOutcome:
     providers = await detect_providers(plan, suite, options)
     injected = injected_texts(suite, plan)
     run_id = options.run_id or new_run_id()

@@ -22,8 +22,8 @@ from skillgym.process import (
     find_processes_with_env,
     kill_pids,
     kill_process_group,
-    pidfd_children,
     process_group_alive,
+    processes_by_env,
     run_process,
 )
 
@@ -371,6 +371,9 @@ async def test_daemon_that_left_the_group_is_found_by_env_and_killed(
     assert found == [daemon]
     assert find_processes_with_env(TRIAL_KEY, trial_id + "-other") == []
     assert find_processes_with_env(TRIAL_KEY, "") == []
+    # One pass for several values: each value maps to its own processes; prefixes do not match.
+    both = processes_by_env(TRIAL_KEY, [trial_id, trial_id[:-1], "unknown"])
+    assert both == {trial_id: [daemon]}
     with anyio.fail_after(SAFETY_S):
         survivors = await kill_pids(found, grace_s=5)
     assert survivors == []
@@ -416,47 +419,40 @@ def test_find_processes_with_env_rejects_bad_names() -> None:
         find_processes_with_env("", "x")
 
 
-async def test_children_in_a_pidfd_block_are_waited_for_without_a_thread_each(
+async def test_many_children_run_at_once_without_a_thread_each(
     tmp_path: Path, trial_env: dict[str, str]
 ) -> None:
-    import asyncio
     import threading
 
-    policy = asyncio.get_event_loop_policy()
-    before = policy.get_child_watcher() if sys.version_info < (3, 12) else None
     codes: list[int | None] = []
     peak_threads = threading.active_count()
 
     async def one(code: int) -> None:
         result = await run_process(
-            ["sh", "-c", f"sleep 0.2; exit {code}"], cwd=tmp_path, env=trial_env, timeout_s=30
+            ["sh", "-c", f"sleep 0.3; exit {code}"], cwd=tmp_path, env=trial_env, timeout_s=30
         )
         codes.append(result.exit_code)
 
     async def watch_threads() -> None:
         nonlocal peak_threads
-        while len(codes) < 8:
+        while len(codes) < 16:
             peak_threads = max(peak_threads, threading.active_count())
             await anyio.sleep(0.02)
 
-    with anyio.fail_after(SAFETY_S), pidfd_children():
+    with anyio.fail_after(SAFETY_S):
         async with anyio.create_task_group() as tg:
             tg.start_soon(watch_threads)
-            for code in range(8):
+            for code in range(16):
                 tg.start_soon(one, code)
-    assert sorted(c for c in codes if c is not None) == list(range(8))
-    if sys.version_info < (3, 12) and hasattr(os, "pidfd_open"):
-        assert peak_threads - threading.active_count() < 8  # ThreadedChildWatcher: one thread per child
-        assert policy.get_child_watcher() is before  # put back for loops that come later
+    assert sorted(c for c in codes if c is not None) == list(range(16))
+    if hasattr(os, "pidfd_open"):
+        # Children are started from worker threads, which are reused; waiting for them takes none.
+        assert peak_threads - threading.active_count() < 8
 
 
-def test_processes_still_run_in_a_later_event_loop_after_a_pidfd_block(tmp_path: Path) -> None:
-    async def run_in_block() -> int | None:
-        with pidfd_children():
-            return (await run_process(["true"], cwd=tmp_path, env=dict(os.environ), timeout_s=30)).exit_code
-
-    async def run_plain() -> int | None:
+def test_processes_run_in_one_event_loop_after_another(tmp_path: Path) -> None:
+    async def run_true() -> int | None:
         return (await run_process(["true"], cwd=tmp_path, env=dict(os.environ), timeout_s=30)).exit_code
 
-    assert anyio.run(run_in_block) == 0
-    assert anyio.run(run_plain) == 0
+    assert anyio.run(run_true) == 0
+    assert anyio.run(run_true) == 0

@@ -11,10 +11,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
 
+import anyio.lowlevel
 import anyio.to_thread
 
 from ..model import Data
-from ..process import ProcessStartError, find_processes_with_env, kill_pids, run_process
+from ..process import ProcessStartError, kill_pids, processes_by_env, run_process
 from .env import TRIAL_ID_VAR
 from .layout import TrialLayout
 
@@ -48,8 +49,7 @@ async def cleanup(layout: TrialLayout, *, trial_id: str, keep_workspace: bool) -
         sockets = await anyio.to_thread.run_sync(_tmux_sockets, tmux_dir) if tmux_dir.exists() else []
         for socket in sockets:
             await _kill_tmux_server(socket)
-        pids = await anyio.to_thread.run_sync(find_processes_with_env, TRIAL_ID_VAR, trial_id)
-        pids = [pid for pid in pids if pid > 1]
+        pids = await _sweeper().pids(trial_id)
         survivors = await kill_pids(pids) if pids else []
         if survivors:
             problems.append(
@@ -66,6 +66,59 @@ async def cleanup(layout: TrialLayout, *, trial_id: str, keep_workspace: bool) -
         survivors=tuple(survivors),
         problems=tuple(problems),
     )
+
+
+class _Sweep:
+    """One pass over /proc on behalf of every trial that asked before it began."""
+
+    def __init__(self) -> None:
+        self.wanted: set[str] = set()
+        self.found: dict[str, list[int]] | None = None
+        self.done = anyio.Event()
+
+
+class _Sweeper:
+    """Finds each trial's tagged processes, sharing scans between trials that end at the same time.
+
+    Reading every process's environment costs a few hundred system calls; with dozens of agents at once
+    that was one full scan per trial. A trial joins the next scan that has not started yet, so what it
+    gets is never older than its request; one scan runs at a time, started by one of its waiters.
+    """
+
+    def __init__(self) -> None:
+        self._open: _Sweep | None = None
+        self._running: _Sweep | None = None
+
+    async def pids(self, trial_id: str) -> list[int]:
+        sweep = self._open or _Sweep()
+        self._open = sweep
+        sweep.wanted.add(trial_id)
+        while sweep.found is None:
+            if self._running is not None:
+                await self._running.done.wait()
+                continue
+            self._running, self._open = sweep, None
+            sweep.done = anyio.Event()
+            try:
+                sweep.found = await anyio.to_thread.run_sync(
+                    processes_by_env, TRIAL_ID_VAR, frozenset(sweep.wanted)
+                )
+            finally:
+                self._running = None
+                sweep.done.set()
+        return [pid for pid in sweep.found.get(trial_id, []) if pid > 1]
+
+
+_SWEEPER: anyio.lowlevel.RunVar[_Sweeper] = anyio.lowlevel.RunVar("skillgym_sweeper")
+
+
+def _sweeper() -> _Sweeper:
+    try:
+        return _SWEEPER.get()
+    except LookupError:
+        sweeper = _Sweeper()
+        _SWEEPER.set(sweeper)
+        return sweeper
 
 
 def _remove_all(paths: list[str]) -> list[str]:

@@ -2,21 +2,26 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import shutil
 import subprocess
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import anyio
 import pytest
 
 from skillgym.model import Command
-from skillgym.workspaces import TrialLayout, cleanup, materialize, remove_tree
+from skillgym.workspaces import TrialLayout, cleanup, layout_for, materialize, remove_tree
 
 from .support import make_case, make_condition, make_preset, make_suite, trial_env
 
 pytestmark = pytest.mark.anyio
+# The module, not the function of the same name that the package exports.
+cleanup_module = importlib.import_module("skillgym.workspaces.cleanup")
 
 
 def alive(pid: int) -> bool:
@@ -135,6 +140,81 @@ async def test_a_daemon_a_bootstrap_command_left_behind_is_killed(
     await cleanup(layout, trial_id="run-1/daemon-trial", keep_workspace=True)
 
     assert not alive(pid)
+
+
+async def test_trials_ending_together_share_process_scans(
+    tmp_path: Path, started: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scans: list[frozenset[str]] = []
+    real = cleanup_module.processes_by_env
+
+    def counted(key: str, values: frozenset[str]) -> dict[str, list[int]]:
+        scans.append(values)
+        return real(key, values)
+
+    monkeypatch.setattr(cleanup_module, "processes_by_env", counted)
+    base = {"PATH": os.environ["PATH"]}
+    daemons = {
+        f"run-2/trial-{n}": daemonize({**base, "SKILLGYM_TRIAL_ID": f"run-2/trial-{n}"}) for n in range(6)
+    }
+    started += daemons.values()
+    reports = {}
+
+    async def one(trial_id: str) -> None:
+        layout = layout_for(tmp_path / "run" / trial_id)
+        reports[trial_id] = await cleanup(layout, trial_id=trial_id, keep_workspace=False)
+
+    async with anyio.create_task_group() as tg:
+        for trial_id in daemons:
+            tg.start_soon(one, trial_id)
+
+    assert {trial_id: report.killed for trial_id, report in reports.items()} == {
+        trial_id: (pid,) for trial_id, pid in daemons.items()
+    }
+    assert not any(alive(pid) for pid in daemons.values())
+    assert 1 <= len(scans) <= 2, "the first trial scans; the rest share the next scan"
+    assert set().union(*scans) == set(daemons)
+
+
+async def test_a_trial_asking_during_a_scan_gets_a_later_scan(
+    tmp_path: Path, started: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The first scan has read /proc before the late daemon starts: its answer must not serve the late
+    # trial, which asked after that daemon existed.
+    gate = threading.Event()
+    real = cleanup_module.processes_by_env
+    scans: list[frozenset[str]] = []
+
+    def held(key: str, values: frozenset[str]) -> dict[str, list[int]]:
+        found = real(key, values)
+        scans.append(values)
+        if len(scans) == 1:
+            gate.wait(timeout=30)
+        return found
+
+    monkeypatch.setattr(cleanup_module, "processes_by_env", held)
+    base = {"PATH": os.environ["PATH"]}
+    found: dict[str, tuple[int, ...]] = {}
+
+    async def one(trial_id: str) -> None:
+        report = await cleanup(
+            layout_for(tmp_path / "run" / trial_id), trial_id=trial_id, keep_workspace=False
+        )
+        found[trial_id] = report.killed
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(one, "run-3/early")
+        while not scans:
+            await anyio.sleep(0.01)
+        late = daemonize({**base, "SKILLGYM_TRIAL_ID": "run-3/late"})
+        started.append(late)
+        tg.start_soon(one, "run-3/late")
+        await anyio.sleep(0.05)
+        gate.set()
+
+    assert found == {"run-3/early": (), "run-3/late": (late,)}
+    assert scans == [frozenset({"run-3/early"}), frozenset({"run-3/late"})]
+    assert not alive(late)
 
 
 async def test_removes_workspace_and_home_unless_kept(layout: TrialLayout) -> None:
