@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import BinaryIO, Final, TypeAlias, TypeVarTuple
 
 import anyio
+import anyio.to_thread
 
 from .errors import SkillgymError
 from .model import Data
@@ -103,10 +104,14 @@ async def run_process(
         raise ValueError(f"caps must be zero or more, got {max_capture_bytes=} and {max_file_bytes=}")
     command = tuple(argv)
     with contextlib.ExitStack() as files:
-        # Opened before the child starts so that an unwritable path fails without leaving a process behind.
-        stdout = _Output(_open_log(files, stdout_path), max_capture_bytes, max_file_bytes)
-        stderr = _Output(_open_log(files, stderr_path), max_capture_bytes, max_file_bytes)
-        process = await _start(command, cwd=cwd, env=env, with_stdin=stdin_data is not None)
+        process, out_file, err_file = await _start(
+            command, cwd=cwd, env=env, with_stdin=stdin_data is not None, logs=(stdout_path, stderr_path)
+        )
+        for file in (out_file, err_file):
+            if file is not None:
+                files.callback(file.close)
+        stdout = _Output(out_file, max_capture_bytes, max_file_bytes)
+        stderr = _Output(err_file, max_capture_bytes, max_file_bytes)
         started = time.monotonic()
         failures: list[Exception] = []
         timed_out = False
@@ -297,11 +302,41 @@ class _LineSplitter:
         return bytes(self._buffer) if self._buffer else None
 
 
-async def _start(command: tuple[str, ...], *, cwd: Path, env: Mapping[str, str], with_stdin: bool) -> Child:
-    try:
-        return await Child.start(command, cwd=cwd, env=env, with_stdin=with_stdin)
-    except OSError as exc:
-        raise _start_error(command[0], Path(cwd), exc) from exc
+async def _start(
+    command: tuple[str, ...],
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    with_stdin: bool,
+    logs: tuple[Path | None, Path | None],
+) -> tuple[Child, BinaryIO | None, BinaryIO | None]:
+    # One worker-thread call opens the logs and starts the child: neither blocks the event loop, and an
+    # unwritable log path fails before any process exists. Shielded: a cancellation landing while the
+    # thread forks would otherwise leak the child.
+    with anyio.CancelScope(shield=True):
+        started = await anyio.to_thread.run_sync(
+            functools.partial(_open_and_spawn, command, cwd, env, with_stdin, logs)
+        )
+    return started
+
+
+def _open_and_spawn(
+    command: tuple[str, ...],
+    cwd: Path,
+    env: Mapping[str, str],
+    with_stdin: bool,
+    logs: tuple[Path | None, Path | None],
+) -> tuple[Child, BinaryIO | None, BinaryIO | None]:
+    with contextlib.ExitStack() as opened:
+        # Unbuffered: each chunk is one write, so a log being tailed, or left behind by a crash, has
+        # everything so far without a flush per chunk.
+        out, err = (None if p is None else opened.enter_context(open(p, "wb", buffering=0)) for p in logs)
+        try:
+            child = Child.spawn(command, cwd=cwd, env=dict(env), with_stdin=with_stdin)
+        except OSError as exc:
+            raise _start_error(command[0], Path(cwd), exc) from exc
+        opened.pop_all()
+    return child, out, err
 
 
 def _start_error(executable: str, cwd: Path, exc: OSError) -> ProcessStartError:
@@ -319,14 +354,13 @@ def _start_error(executable: str, cwd: Path, exc: OSError) -> ProcessStartError:
     return ProcessStartError(message, executable=executable, cwd=cwd, code=exc.errno)
 
 
-def _open_log(files: contextlib.ExitStack, path: Path | None) -> BinaryIO | None:
-    return None if path is None else files.enter_context(open(path, "wb"))
-
-
 def _append(file: BinaryIO, data: bytes) -> None:
-    file.write(data)
-    # Flushed per chunk so that a log being tailed, or left behind by a crash, has everything so far.
-    file.flush()
+    view = memoryview(data)
+    while view:  # an unbuffered write may take less than everything
+        written = file.write(view)
+        if not written:
+            raise OSError(errno.EIO, f"could not append to {getattr(file, 'name', 'a log file')}")
+        view = view[written:]
 
 
 async def _guard(

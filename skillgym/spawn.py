@@ -2,8 +2,8 @@
 
 The event loop runs every trial, so it must not stall while a child starts: ``fork_exec`` blocks the
 calling thread until the child has exec'd (about 2 ms here, more while the child closes inherited
-descriptors), which at dozens of agents at once delays every other trial. ``Child.start`` runs
-``subprocess.Popen`` in a worker thread instead; the pipes are then read and written without blocking
+descriptors), which at dozens of agents at once delays every other trial. ``Child.spawn`` is called
+from a worker thread instead; the pipes are then read and written without blocking
 on the loop, and the exit is awaited on a pidfd (Linux) or by polling (elsewhere). No asyncio child
 watcher is involved, so no thread per child either.
 """
@@ -11,7 +11,6 @@ watcher is involved, so no thread per child either.
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 import subprocess
 from collections.abc import AsyncIterator, Mapping
@@ -20,7 +19,6 @@ from typing import Final
 
 import anyio
 import anyio.lowlevel
-import anyio.to_thread
 
 _CHUNK: Final = 64 * 1024
 # Without pidfds, the exit is polled: quickly at first (most agents here are short), then less often.
@@ -42,17 +40,24 @@ class Child:
         self.stderr = _fd_of(popen.stderr)
 
     @classmethod
-    async def start(
-        cls, argv: tuple[str, ...], *, cwd: Path, env: Mapping[str, str], with_stdin: bool
-    ) -> Child:
-        """Start ``argv`` from a worker thread; OSError as Popen raises it (missing program, cwd, ...).
+    def spawn(cls, argv: tuple[str, ...], *, cwd: Path, env: Mapping[str, str], with_stdin: bool) -> Child:
+        """Start ``argv`` in its own session; call it from a worker thread, never from the event loop.
 
-        Shielded: a cancellation landing while the thread forks would otherwise leak the child.
+        Raises OSError as Popen does (missing program, working directory, ...).
         """
-        spawn = functools.partial(_spawn, argv, cwd=cwd, env=dict(env), with_stdin=with_stdin)
-        with anyio.CancelScope(shield=True):
-            popen, pidfd = await anyio.to_thread.run_sync(spawn)
-        return cls(popen, pidfd)
+        popen = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE if with_stdin else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            env=env,
+            start_new_session=True,
+        )
+        for stream in (popen.stdin, popen.stdout, popen.stderr):
+            if stream is not None:
+                os.set_blocking(stream.fileno(), False)
+        return cls(popen, _pidfd(popen.pid))
 
     @property
     def returncode(self) -> int | None:
@@ -116,24 +121,6 @@ async def write_all(fd: int, data: bytes) -> None:
             await anyio.wait_writable(fd)
             continue
         view = view[written:]
-
-
-def _spawn(
-    argv: tuple[str, ...], *, cwd: Path, env: dict[str, str], with_stdin: bool
-) -> tuple[subprocess.Popen[bytes], int | None]:
-    popen = subprocess.Popen(
-        argv,
-        stdin=subprocess.PIPE if with_stdin else subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=cwd,
-        env=env,
-        start_new_session=True,
-    )
-    for stream in (popen.stdin, popen.stdout, popen.stderr):
-        if stream is not None:
-            os.set_blocking(stream.fileno(), False)
-    return popen, _pidfd(popen.pid)
 
 
 def _pidfd(pid: int) -> int | None:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import anyio.to_thread
 import msgspec
 
 from .files import write_atomic
@@ -76,7 +77,6 @@ async def run_trial(
     started = clock()
     folder = trial_dir(settings, item)
     layout = layout_for(folder)
-    _make_below(settings.run_dir, folder)
     condition = next(c for c in suite.conditions if c.id == item.condition)
     preset = next((p for p in suite.presets if p.id == case.workspace), None)
     trial_id = f"{settings.run_id}/{item.key}"  # unique across concurrent runs: cleanup kills by this tag
@@ -96,6 +96,13 @@ async def run_trial(
             case_env=case.env,
         )
     prompt = build_prompt(case, injected=settings.injected.get(item.condition, ""))
+    if isolated:
+        # From a worker thread: on a busy disk a mkdir or a new file can take a millisecond, and the event
+        # loop is running every other trial's agent meanwhile.
+        shown = scrub(prompt, settings.secrets)
+        await anyio.to_thread.run_sync(_make_with_prompt, settings.run_dir, folder, shown)
+    else:
+        _make_below(settings.run_dir, folder)
     outcome: ProviderResult | None = None
     graded: Grade | None = None
     error: tuple[ErrorClass, str] | None = None
@@ -114,7 +121,6 @@ async def run_trial(
                     skill_dirs=provider.skill_dirs,
                 )
                 cwd = ready.cwd
-                write_atomic(os.path.join(folder, "prompt.txt"), scrub(prompt, settings.secrets))
             record = _record_path(suite, item, provider) if settings.record else None
             request = _request(item, case, prompt, layout, env, folder, settings, cwd=cwd, record_path=record)
             agent_started = time.time()  # evidence older than this came from the template, not the agent
@@ -267,6 +273,11 @@ async def _grade(
 @functools.lru_cache(maxsize=8)
 def _resolved(root: str) -> str:
     return str(Path(root).resolve())  # once per run, not per trial: resolve() stats every component
+
+
+def _make_with_prompt(root: str, folder: str, prompt: str) -> None:
+    _make_below(root, folder)
+    write_atomic(os.path.join(folder, "prompt.txt"), prompt)
 
 
 class _Folders:

@@ -179,6 +179,21 @@ async def test_missing_working_directory_is_named(tmp_path: Path, trial_env: dic
     assert str(missing) in str(caught.value)
 
 
+async def test_an_unwritable_log_fails_before_any_process_starts(
+    tmp_path: Path, trial_env: dict[str, str]
+) -> None:
+    marker = tmp_path / "started"
+    with pytest.raises(FileNotFoundError):
+        await run_process(
+            ["touch", str(marker)],
+            cwd=tmp_path,
+            env=trial_env,
+            timeout_s=30,
+            stdout_path=tmp_path / "missing-dir" / "stdout.txt",
+        )
+    assert not marker.exists()
+
+
 async def test_argv_must_be_a_list_not_a_shell_string(tmp_path: Path, trial_env: dict[str, str]) -> None:
     with pytest.raises(TypeError, match="never uses a shell"):
         await run_process("echo hi", cwd=tmp_path, env=trial_env, timeout_s=30)
