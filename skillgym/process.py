@@ -8,16 +8,16 @@ import functools
 import os
 import signal
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import BinaryIO, Final, TypeAlias, TypeVarTuple
+from typing import BinaryIO, Final, TypeAlias
 
 import anyio
 import anyio.to_thread
 
 from .errors import SkillgymError
 from .model import Data
-from .spawn import Child, read_chunks, write_all
+from .spawn import Child, Exchange
 
 _MIB: Final = 1024 * 1024
 # Lines handed to `on_stdout_line` are at most this long, so one endless line cannot grow memory.
@@ -29,8 +29,7 @@ _DRAIN_S: Final = 2.0
 _AFTER_KILL_S: Final = 2.0
 _POLL_S: Final = 0.05
 
-LineCallback: TypeAlias = Callable[[bytes], Awaitable[None] | None]
-_Ts = TypeVarTuple("_Ts")
+LineCallback: TypeAlias = Callable[[bytes], None]
 
 
 class ProcessStartError(SkillgymError, OSError):
@@ -84,7 +83,7 @@ async def run_process(
     stdout and stderr are read concurrently as they arrive, appended to ``stdout_path`` and
     ``stderr_path`` (up to ``max_file_bytes`` each) and kept in memory up to ``max_capture_bytes`` each.
     ``on_stdout_line`` gets each stdout line without its newline (longer lines in ``MAX_LINE_BYTES``
-    pieces); it may be a plain or an async function. ``env`` is the child's whole environment.
+    pieces), called on the event loop as output arrives. ``env`` is the child's whole environment.
 
     When the child exits, the deadline passes, or the caller is cancelled, the whole process group is
     killed (SIGTERM, up to 2 s grace, SIGKILL), so nothing the child started in its group survives the
@@ -112,33 +111,36 @@ async def run_process(
                 files.callback(file.close)
         stdout = _Output(out_file, max_capture_bytes, max_file_bytes)
         stderr = _Output(err_file, max_capture_bytes, max_file_bytes)
+        lines = _LineSplitter(MAX_LINE_BYTES) if on_stdout_line is not None else None
+
+        def take_stdout(chunk: bytes) -> None:
+            stdout.take(chunk)
+            if lines is not None and on_stdout_line is not None:
+                for line in lines.feed(chunk):
+                    on_stdout_line(line)
+
         started = time.monotonic()
-        failures: list[Exception] = []
         timed_out = False
+        exchange = Exchange(process, stdin_data, take_stdout, stderr.take)
         try:
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(
-                    _guard, failures, tg.cancel_scope, _pump, process.stdout, stdout, on_stdout_line
-                )
-                tg.start_soon(_guard, failures, tg.cancel_scope, _pump, process.stderr, stderr, None)
-                if stdin_data is not None:
-                    tg.start_soon(_feed, process, stdin_data)
-                with anyio.move_on_after(timeout_s) as deadline:
-                    await process.wait()
-                timed_out = deadline.cancelled_caught
-                # Members left in the group hold the pipes open; killing them is what lets the pumps see EOF.
-                await kill_process_group(process.pid)
-                tg.cancel_scope.deadline = anyio.current_time() + _DRAIN_S
+            with anyio.move_on_after(timeout_s) as deadline:
+                await exchange.until_exited()
+            timed_out = deadline.cancelled_caught
+            # Members left in the group hold the pipes open; killing them is what lets the reads end.
+            await kill_process_group(process.pid)
+            with anyio.move_on_after(_DRAIN_S):
+                await exchange.until_drained()
+            if lines is not None and on_stdout_line is not None and (last := lines.finish()) is not None:
+                on_stdout_line(last)
         finally:
+            exchange.close()
             with anyio.CancelScope(shield=True):
-                # Idempotent after the call above; here it covers cancellation and a failed pump.
+                # Idempotent after the call above; here it covers cancellation and a failing callback.
                 await kill_process_group(process.pid)
                 with anyio.move_on_after(_AFTER_KILL_S):
                     await process.wait()
                 process.close()
         duration_s = time.monotonic() - started
-    if failures:
-        raise failures[0]
     returncode = process.returncode
     return ProcessResult(
         argv=command,
@@ -361,50 +363,6 @@ def _append(file: BinaryIO, data: bytes) -> None:
         if not written:
             raise OSError(errno.EIO, f"could not append to {getattr(file, 'name', 'a log file')}")
         view = view[written:]
-
-
-async def _guard(
-    failures: list[Exception],
-    scope: anyio.CancelScope,
-    job: Callable[[*_Ts], Awaitable[None]],
-    *args: *_Ts,
-) -> None:
-    # Records the first failure and stops the run, so run_process can re-raise it unwrapped after cleanup
-    # instead of surfacing an ExceptionGroup.
-    try:
-        await job(*args)
-    except Exception as exc:
-        failures.append(exc)
-        scope.cancel()
-
-
-async def _pump(source: int | None, output: _Output, on_line: LineCallback | None) -> None:
-    if source is None:
-        return
-    lines = _LineSplitter(MAX_LINE_BYTES) if on_line is not None else None
-    async for chunk in read_chunks(source):
-        output.take(chunk)
-        if lines is not None and on_line is not None:
-            for line in lines.feed(chunk):
-                await _deliver(on_line, line)
-    if lines is not None and on_line is not None and (last := lines.finish()) is not None:
-        await _deliver(on_line, last)
-
-
-async def _deliver(on_line: LineCallback, line: bytes) -> None:
-    pending = on_line(line)
-    if pending is not None:
-        await pending
-
-
-async def _feed(child: Child, data: bytes) -> None:
-    # A child may exit or close stdin without reading it all; that is how it ended, not an error here.
-    try:
-        if child.stdin is not None:
-            with contextlib.suppress(OSError):
-                await write_all(child.stdin, data)
-    finally:
-        child.close_stdin()
 
 
 async def _terminate_group(pgid: int, grace_s: float) -> bool:

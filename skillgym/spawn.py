@@ -1,40 +1,42 @@
-"""A child process started off the event loop and then driven from it.
+"""A child process started off the event loop, then driven from it by callbacks.
 
 The event loop runs every trial, so it must not stall while a child starts: ``fork_exec`` blocks the
-calling thread until the child has exec'd (about 2 ms here, more while the child closes inherited
-descriptors), which at dozens of agents at once delays every other trial. ``Child.spawn`` is called
-from a worker thread instead; the pipes are then read and written without blocking
-on the loop, and the exit is awaited on a pidfd (Linux) or by polling (elsewhere). No asyncio child
-watcher is involved, so no thread per child either.
+calling thread until the child has exec'd (a millisecond or two, more on a busy machine), which at dozens
+of agents at once delays every other trial. ``Child.spawn`` is called from a worker thread instead.
+Afterwards an ``Exchange`` feeds stdin, reads stdout and stderr and notices the exit through readiness
+callbacks on the loop (a pidfd for the exit on Linux, polling elsewhere): no task, thread or asyncio
+child watcher per child. Like the rest of skillgym's runner this needs anyio's asyncio backend.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import subprocess
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Final
 
 import anyio
-import anyio.lowlevel
 
 _CHUNK: Final = 64 * 1024
 # Without pidfds, the exit is polled: quickly at first (most agents here are short), then less often.
 _POLL_FIRST_S: Final = 0.002
 _POLL_MAX_S: Final = 0.05
 
+Sink = Callable[[bytes], None]
+
 
 class Child:
     """A started child in its own session; owns its pipes and its pidfd until ``close``."""
 
-    __slots__ = ("_pidfd", "pid", "popen", "stderr", "stdin", "stdout")
+    __slots__ = ("pid", "pidfd", "popen", "stderr", "stdin", "stdout")
 
     def __init__(self, popen: subprocess.Popen[bytes], pidfd: int | None) -> None:
         self.popen = popen
         self.pid = popen.pid
-        self._pidfd = pidfd
+        self.pidfd = pidfd
         self.stdin = _fd_of(popen.stdin)
         self.stdout = _fd_of(popen.stdout)
         self.stderr = _fd_of(popen.stderr)
@@ -67,8 +69,8 @@ class Child:
         """Wait for the child to exit and reap it; its exit code (negative: the signal that ended it)."""
         if self.popen.returncode is not None:
             return self.popen.returncode
-        if self._pidfd is not None:
-            await anyio.wait_readable(self._pidfd)
+        if self.pidfd is not None:
+            await anyio.wait_readable(self.pidfd)
             return self.popen.wait()  # exited: reaps at once
         delay = _POLL_FIRST_S
         while (code := self.popen.poll()) is None:
@@ -85,42 +87,148 @@ class Child:
 
     def close(self) -> None:
         """Close the pipes and the pidfd, and reap the child if it has exited (never blocks)."""
-        for stream in (self.popen.stdin, self.popen.stdout, self.popen.stderr):
+        self.close_stdin()
+        for stream in (self.popen.stdout, self.popen.stderr):
             if stream is not None:
                 with contextlib.suppress(OSError):
                     stream.close()
-        self.stdin = self.stdout = self.stderr = None
-        if self._pidfd is not None:
-            os.close(self._pidfd)
-            self._pidfd = None
+        self.stdout = self.stderr = None
+        if self.pidfd is not None:
+            os.close(self.pidfd)
+            self.pidfd = None
         self.popen.poll()
 
 
-async def read_chunks(fd: int) -> AsyncIterator[bytes]:
-    """What arrives on non-blocking pipe ``fd``, chunk by chunk, until end of file."""
-    while True:
+class Exchange:
+    """Everything that passes between the loop and a running child, as readiness callbacks.
+
+    stdin gets ``stdin_data`` and is then closed (a child that stops reading early is not an error);
+    each chunk of stdout and stderr goes to its sink as it arrives. The first exception a sink raises
+    stops the exchange and is raised by the next ``until_exited`` or ``until_drained``. ``close``
+    unregisters everything (the child's descriptors stay the child's to close).
+    """
+
+    def __init__(self, child: Child, stdin_data: bytes | None, stdout: Sink, stderr: Sink) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._child = child
+        self._failure: BaseException | None = None
+        self._waiter: asyncio.Future[None] | None = None
+        self._readers: list[int] = []
+        self._writing: memoryview | None = None
+        self._writer = False  # a writer callback is registered for stdin
+        self._poll_delay = _POLL_FIRST_S
+        self._poll: asyncio.TimerHandle | None = None
+        self.exited = False
+        for fd, sink in ((child.stdout, stdout), (child.stderr, stderr)):
+            if fd is not None:
+                self._loop.add_reader(fd, self._read, fd, sink)
+                self._readers.append(fd)
+        self._open_outputs = len(self._readers)
+        if child.stdin is not None:
+            self._writing = memoryview(stdin_data or b"")
+            self._write()  # a prompt usually fits the pipe at once: no writer callback at all
+        if child.pidfd is not None:
+            self._loop.add_reader(child.pidfd, self._noticed_exit)
+            self._readers.append(child.pidfd)
+        else:
+            self._poll = self._loop.call_later(self._poll_delay, self._check_exit)
+
+    async def until_exited(self) -> None:
+        await self._until(lambda: self.exited)
+
+    async def until_drained(self) -> None:
+        """Until stdout and stderr reached end of file (which needs everything holding them gone)."""
+        await self._until(lambda: self._open_outputs == 0)
+
+    def close(self) -> None:
+        for fd in self._readers:
+            self._loop.remove_reader(fd)
+        self._readers.clear()
+        if self._writer and self._child.stdin is not None:
+            self._loop.remove_writer(self._child.stdin)
+        self._writer = False
+        self._writing = None
+        if self._poll is not None:
+            self._poll.cancel()
+            self._poll = None
+
+    async def _until(self, done: Callable[[], bool]) -> None:
+        while not done() and self._failure is None:
+            self._waiter = self._loop.create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        if self._failure is not None:
+            raise self._failure
+
+    def _wake(self) -> None:
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
+
+    def _fail(self, exc: BaseException) -> None:
+        if self._failure is None:
+            self._failure = exc
+        self.close()
+        self._wake()
+
+    def _read(self, fd: int, sink: Sink) -> None:
         try:
             chunk = os.read(fd, _CHUNK)
         except BlockingIOError:
-            await anyio.wait_readable(fd)
-            continue
-        if not chunk:
             return
-        yield chunk
-        # A child that writes without pause must not keep the loop from everything else.
-        await anyio.lowlevel.checkpoint()
-
-
-async def write_all(fd: int, data: bytes) -> None:
-    """Write ``data`` to non-blocking pipe ``fd``; a reader that went away is not an error (see feed)."""
-    view = memoryview(data)
-    while view:
+        except OSError:
+            chunk = b""  # an unreadable pipe ends like a closed one
+        if not chunk:
+            self._loop.remove_reader(fd)
+            self._readers.remove(fd)
+            self._open_outputs -= 1
+            self._wake()
+            return
         try:
-            written = os.write(fd, view)
+            sink(chunk)
+        except Exception as exc:
+            self._fail(exc)
+
+    def _write(self) -> None:
+        fd, view = self._child.stdin, self._writing
+        assert fd is not None and view is not None
+        try:
+            while view:
+                view = view[os.write(fd, view) :]
         except BlockingIOError:
-            await anyio.wait_writable(fd)
-            continue
-        view = view[written:]
+            pass  # the pipe is full: go on when it has room
+        except OSError:  # the child closed stdin or exited: that is how it ended, not an error here
+            view = view[:0]
+        if view:
+            self._writing = view
+            if not self._writer:
+                self._loop.add_writer(fd, self._write)
+                self._writer = True
+            return
+        if self._writer:
+            self._loop.remove_writer(fd)
+            self._writer = False
+        self._writing = None
+        self._child.close_stdin()
+
+    def _noticed_exit(self) -> None:
+        assert self._child.pidfd is not None
+        self._loop.remove_reader(self._child.pidfd)
+        self._readers.remove(self._child.pidfd)
+        self._exited()
+
+    def _check_exit(self) -> None:
+        if self._child.popen.poll() is None:
+            self._poll_delay = min(self._poll_delay * 2, _POLL_MAX_S)
+            self._poll = self._loop.call_later(self._poll_delay, self._check_exit)
+            return
+        self._poll = None
+        self._exited()
+
+    def _exited(self) -> None:
+        self.exited = True
+        self._wake()
 
 
 def _pidfd(pid: int) -> int | None:

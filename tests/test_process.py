@@ -15,6 +15,7 @@ from pathlib import Path
 import anyio
 import pytest
 
+from skillgym import spawn
 from skillgym.errors import SkillgymError
 from skillgym.process import (
     MAX_LINE_BYTES,
@@ -95,24 +96,46 @@ async def test_normal_command_captures_streams_files_and_lines(
     assert lines == [b"one", b"two", b"", b"last"]
 
 
-async def test_stdin_is_fed_while_output_is_read_and_async_callbacks_are_awaited(
-    tmp_path: Path, trial_env: dict[str, str]
-) -> None:
+async def test_stdin_is_fed_while_output_is_read(tmp_path: Path, trial_env: dict[str, str]) -> None:
     # 512 KiB through cat overflows the pipe buffers: it only finishes if feeding and reading overlap.
     data = b"".join(b"%07d\n" % i for i in range(MIB // 2 // 8))
     seen: list[bytes] = []
-
-    async def on_line(line: bytes) -> None:
-        await anyio.sleep(0)
-        seen.append(line)
-
     with anyio.fail_after(SAFETY_S):
         result = await run_process(
-            ["cat"], cwd=tmp_path, env=trial_env, timeout_s=30, stdin_data=data, on_stdout_line=on_line
+            ["cat"], cwd=tmp_path, env=trial_env, timeout_s=30, stdin_data=data, on_stdout_line=seen.append
         )
     assert result.exit_code == 0
     assert result.stdout == data
     assert seen == data.splitlines()
+
+
+async def test_a_child_that_never_reads_stdin_is_not_an_error(
+    tmp_path: Path, trial_env: dict[str, str]
+) -> None:
+    # More than a pipe holds, to a child that exits without reading: the rest is dropped, no hang.
+    with anyio.fail_after(SAFETY_S):
+        result = await run_process(
+            ["sh", "-c", "echo done"], cwd=tmp_path, env=trial_env, timeout_s=30, stdin_data=b"x" * MIB
+        )
+    assert (result.exit_code, result.stdout) == (0, b"done\n")
+
+
+async def test_without_pidfds_the_exit_is_polled(
+    tmp_path: Path, trial_env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As on macOS, or Linux before 5.3: no pidfd for the child, so its exit is noticed by polling.
+    monkeypatch.setattr(spawn, "_pidfd", lambda pid: None)
+    with anyio.fail_after(SAFETY_S):
+        result = await run_process(
+            ["sh", "-c", "cat; sleep 0.1; exit 3"],
+            cwd=tmp_path,
+            env=trial_env,
+            timeout_s=30,
+            stdin_data=b"hi",
+        )
+        timed = await run_process(["sleep", "30"], cwd=tmp_path, env=trial_env, timeout_s=0.2)
+    assert (result.exit_code, result.stdout) == (3, b"hi")
+    assert timed.timed_out and timed.signal == signal.SIGTERM
 
 
 async def test_without_stdin_data_the_child_reads_end_of_file(
