@@ -216,6 +216,8 @@ class Exchange:
         assert self._child.pidfd is not None
         self._loop.remove_reader(self._child.pidfd)
         self._readers.remove(self._child.pidfd)
+        # Reaped now: as a zombie it would still count as a member of its group for the group kill.
+        self._child.popen.poll()
         self._exited()
 
     def _check_exit(self) -> None:
