@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import anyio.to_thread
 import msgspec
 
 from .files import write_atomic
@@ -96,12 +95,7 @@ async def run_trial(
             case_env=case.env,
         )
     prompt = build_prompt(case, injected=settings.injected.get(item.condition, ""))
-    if isolated:
-        # From a worker thread: on a busy disk a mkdir or a new file can take a millisecond, and the event
-        # loop is running every other trial's agent meanwhile.
-        shown = scrub(prompt, settings.secrets)
-        await anyio.to_thread.run_sync(_make_with_prompt, settings.run_dir, folder, shown)
-    else:
+    if not isolated:
         _make_below(settings.run_dir, folder)
     outcome: ProviderResult | None = None
     graded: Grade | None = None
@@ -119,6 +113,11 @@ async def run_trial(
                     preset=preset,
                     env=env,
                     skill_dirs=provider.skill_dirs,
+                    # The trial's folder and prompt.txt, made from the same worker thread as the workspace:
+                    # on a busy disk a mkdir can take a millisecond, and the loop runs every other trial.
+                    first=functools.partial(
+                        _make_with_prompt, settings.run_dir, folder, scrub(prompt, settings.secrets)
+                    ),
                 )
                 cwd = ready.cwd
             record = _record_path(suite, item, provider) if settings.record else None

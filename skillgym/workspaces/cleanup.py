@@ -44,9 +44,9 @@ async def cleanup(layout: TrialLayout, *, trial_id: str, keep_workspace: bool) -
     """
     with anyio.CancelScope(shield=True):
         problems: list[str] = []
-        # A trial that never started tmux has no socket dir: no need for a thread to find that out.
+        # A trial that never started tmux has an empty (or no) socket dir: no thread to find that out.
         tmux_dir = Path(layout.tmux_tmpdir)
-        sockets = await anyio.to_thread.run_sync(_tmux_sockets, tmux_dir) if tmux_dir.exists() else []
+        sockets = await anyio.to_thread.run_sync(_tmux_sockets, tmux_dir) if _has_entries(tmux_dir) else []
         for socket in sockets:
             await _kill_tmux_server(socket)
         pids = await _sweeper().pids(trial_id)
@@ -173,6 +173,14 @@ def _make_writable(path: Path) -> None:
     for folder, dirs, _files in os.walk(path):
         for name in dirs:  # before os.walk descends, so unreadable dirs become listable
             allow(os.path.join(folder, name))
+
+
+def _has_entries(folder: Path) -> bool:
+    try:
+        with os.scandir(folder) as entries:
+            return next(entries, None) is not None
+    except OSError:  # missing, or unreadable: either way no socket can be found in it
+        return False
 
 
 def _tmux_sockets(tmpdir: Path) -> list[Path]:

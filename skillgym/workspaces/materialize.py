@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import anyio.to_thread
@@ -65,8 +65,12 @@ async def materialize(
     preset: WorkspacePreset | None,
     env: Mapping[str, str],
     skill_dirs: Sequence[str],
+    first: Callable[[], None] | None = None,
 ) -> Materialized:
     """Build the trial's workspace and hermetic home from scratch, then run its commands.
+
+    ``first`` runs before anything else, in the same worker-thread call that makes the dirs (the caller's
+    own files: one hand-off to a thread instead of two); what it raises propagates unchanged.
 
     In order: remove what an earlier attempt of this trial left and create the dirs; copy the preset's
     template (relative to the suite root) into the workspace; install each of the condition's skills at
@@ -79,7 +83,7 @@ async def materialize(
     """
     suite_root = Path(suite.root)
     installed, injected = await anyio.to_thread.run_sync(
-        _prepare, layout, suite_root, condition, preset, tuple(dict.fromkeys(skill_dirs))
+        _prepare, layout, suite_root, condition, preset, tuple(dict.fromkeys(skill_dirs)), first
     )
     workspace = Path(layout.workspace)
     default_cwd = (
@@ -117,7 +121,10 @@ def _prepare(
     condition: Condition,
     preset: WorkspacePreset | None,
     skill_dirs: tuple[str, ...],
+    first: Callable[[], None] | None,
 ) -> tuple[tuple[str, ...], str]:
+    if first is not None:
+        first()
     home = Path(layout.home)
     try:
         # A retried trial (--resume) must not see files the interrupted attempt left behind.

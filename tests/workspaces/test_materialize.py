@@ -28,6 +28,7 @@ async def build(
         preset=chosen,  # type: ignore[arg-type]
         env=trial_env(layout, suite_root),
         skill_dirs=kwargs.pop("skill_dirs", NATIVE),  # type: ignore[arg-type]
+        first=kwargs.pop("first", None),  # type: ignore[arg-type]
     )
 
 
@@ -43,6 +44,21 @@ async def test_creates_the_dirs_and_copies_the_template(layout: TrialLayout, sui
     assert ready.cwd == layout.workspace
     assert ready.bootstrap_log is None
     assert ready.commands_run == 0
+
+
+async def test_the_callers_first_step_runs_before_the_dirs_and_its_error_is_not_wrapped(
+    layout: TrialLayout, suite_root: Path
+) -> None:
+    seen: list[bool] = []
+    await build(layout, suite_root, first=lambda: seen.append(Path(layout.workspace).exists()))
+    assert seen == [False]
+
+    def gone() -> None:
+        raise FileNotFoundError("the run directory was removed")
+
+    # Not an EnvironmentSetupError: a vanished run directory stops the run, not just this trial.
+    with pytest.raises(FileNotFoundError, match="removed"):
+        await build(layout, suite_root, first=gone)
 
 
 async def test_a_retried_trial_starts_from_a_clean_workspace(layout: TrialLayout, suite_root: Path) -> None:
