@@ -41,7 +41,7 @@ from .results import TrialResult
 from .snapshots import SnapshotOptions
 from .snapshots.apply import finish_summary
 from .trial import TrialSettings, run_trial, workspace_plan
-from .workspaces import EnvironmentSetupError, injected_text
+from .workspaces import EnvironmentSetupError, background_removal, injected_text
 
 EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 130
 
@@ -330,7 +330,8 @@ async def execute(
                 brackets.after(item, result)
 
         stop = _Stop()
-        async with anyio.create_task_group() as tg:
+        # Finished trials' workspaces are removed off their path; the block waits for that, Ctrl-C or not.
+        async with background_removal(), anyio.create_task_group() as tg:
             tg.start_soon(_watch_signals, tg.cancel_scope, stop)
             async with anyio.create_task_group() as trials:
                 for number in range(min(max(1, options.concurrency), len(todo))):

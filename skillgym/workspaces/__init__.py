@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from .cleanup import CleanupReport as CleanupReport
 from .cleanup import cleanup as cleanup
-from .cleanup import remove_tree as remove_tree
 from .env import BASE_KEYS as BASE_KEYS
 from .env import ENV_ORDER as ENV_ORDER
 from .env import ENV_ORDER_TEXT as ENV_ORDER_TEXT
@@ -19,6 +18,8 @@ from .materialize import Materialized as Materialized
 from .materialize import injected_text as injected_text
 from .materialize import materialize as materialize
 from .paths import UnsafePathError as UnsafePathError
+from .removal import background_removal as background_removal
+from .removal import remove_tree as remove_tree
 
 __all__ = (
     "BASE_KEYS",
@@ -31,6 +32,7 @@ __all__ = (
     "Materialized",
     "TrialLayout",
     "UnsafePathError",
+    "background_removal",
     "cleanup",
     "harness_env",
     "hermetic_env",

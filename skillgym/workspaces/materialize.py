@@ -13,10 +13,10 @@ import anyio.to_thread
 from ..errors import SkillgymError
 from ..model import Case, Command, Condition, Data, ExecutionCase, Suite, WorkspacePreset
 from ..process import ProcessResult, ProcessStartError, run_process
-from .cleanup import remove_tree
 from .env import HOME_DIRS, with_command_env
 from .layout import TrialLayout
 from .paths import UnsafePathError, check_segment, check_tree_links, resolve_inside
+from .removal import remove_tree
 
 # Bootstrap output is kept for the log, not for parsing; a runaway `npm install` must not fill memory.
 _MAX_COMMAND_OUTPUT = 4 * 1024 * 1024

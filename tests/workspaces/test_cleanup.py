@@ -15,13 +15,13 @@ import anyio
 import pytest
 
 from skillgym.model import Command
-from skillgym.workspaces import TrialLayout, cleanup, layout_for, materialize, remove_tree
+from skillgym.workspaces import TrialLayout, background_removal, cleanup, layout_for, materialize, remove_tree
+from skillgym.workspaces.removal import discard
 
 from .support import make_case, make_condition, make_preset, make_suite, trial_env
 
 pytestmark = pytest.mark.anyio
-# The module, not the function of the same name that the package exports.
-cleanup_module = importlib.import_module("skillgym.workspaces.cleanup")
+sweep_module = importlib.import_module("skillgym.workspaces.sweep")
 
 
 def alive(pid: int) -> bool:
@@ -146,13 +146,13 @@ async def test_trials_ending_together_share_process_scans(
     tmp_path: Path, started: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     scans: list[frozenset[str]] = []
-    real = cleanup_module.processes_by_env
+    real = sweep_module.processes_by_env
 
     def counted(key: str, values: frozenset[str]) -> dict[str, list[int]]:
         scans.append(values)
         return real(key, values)
 
-    monkeypatch.setattr(cleanup_module, "processes_by_env", counted)
+    monkeypatch.setattr(sweep_module, "processes_by_env", counted)
     base = {"PATH": os.environ["PATH"]}
     daemons = {
         f"run-2/trial-{n}": daemonize({**base, "SKILLGYM_TRIAL_ID": f"run-2/trial-{n}"}) for n in range(6)
@@ -182,7 +182,7 @@ async def test_a_trial_asking_during_a_scan_gets_a_later_scan(
     # The first scan has read /proc before the late daemon starts: its answer must not serve the late
     # trial, which asked after that daemon existed.
     gate = threading.Event()
-    real = cleanup_module.processes_by_env
+    real = sweep_module.processes_by_env
     scans: list[frozenset[str]] = []
 
     def held(key: str, values: frozenset[str]) -> dict[str, list[int]]:
@@ -192,7 +192,7 @@ async def test_a_trial_asking_during_a_scan_gets_a_later_scan(
             gate.wait(timeout=30)
         return found
 
-    monkeypatch.setattr(cleanup_module, "processes_by_env", held)
+    monkeypatch.setattr(sweep_module, "processes_by_env", held)
     base = {"PATH": os.environ["PATH"]}
     found: dict[str, tuple[int, ...]] = {}
 
@@ -261,3 +261,35 @@ def test_remove_tree_removes_a_symlink_not_its_target(tmp_path: Path) -> None:
     remove_tree(link)
     assert not link.exists()
     assert (target / "keep.txt").exists()
+
+
+def _tree(root: Path, name: str) -> Path:
+    path = root / name / "deep" / "er"
+    path.mkdir(parents=True)
+    (path / "file.txt").write_text("x")
+    return root / name
+
+
+async def test_discard_outside_a_run_removes_at_once(tmp_path: Path) -> None:
+    doomed = _tree(tmp_path, "a")
+    assert await discard([str(doomed), str(tmp_path / "never-existed")]) == []
+    assert not doomed.exists()
+
+
+async def test_background_removal_hands_paths_over_and_waits_for_them_at_the_end(tmp_path: Path) -> None:
+    first, second = _tree(tmp_path, "first"), _tree(tmp_path, "second")
+    async with background_removal():
+        assert await discard([str(first)]) == []
+        await discard([str(second)])
+    assert not first.exists() and not second.exists()
+
+
+async def test_background_removal_finishes_even_when_its_block_is_cancelled(tmp_path: Path) -> None:
+    doomed = [_tree(tmp_path, f"t{n}") for n in range(20)]
+    with anyio.CancelScope() as scope:
+        async with background_removal():
+            for path in doomed:
+                await discard([str(path)])
+            scope.cancel()
+            await anyio.sleep(30)
+    assert not any(path.exists() for path in doomed)
