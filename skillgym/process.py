@@ -122,8 +122,9 @@ async def run_process(
 
         started = time.monotonic()
         timed_out = False
-        exchange = Exchange(process, stdin_data, take_stdout, stderr.take)
+        exchange: Exchange | None = None
         try:
+            exchange = Exchange(process, stdin_data, take_stdout, stderr.take)
             with anyio.move_on_after(timeout_s) as deadline:
                 await exchange.until_exited()
             timed_out = deadline.cancelled_caught
@@ -134,7 +135,8 @@ async def run_process(
             if lines is not None and on_stdout_line is not None and (last := lines.finish()) is not None:
                 on_stdout_line(last)
         finally:
-            exchange.close()
+            if exchange is not None:
+                exchange.close()
             with anyio.CancelScope(shield=True):
                 # Idempotent after the call above; here it covers cancellation and a failing callback.
                 await kill_process_group(process.pid)
