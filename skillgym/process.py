@@ -104,9 +104,14 @@ async def run_process(
         raise ValueError(f"caps must be zero or more, got {max_capture_bytes=} and {max_file_bytes=}")
     command = tuple(argv)
     with contextlib.ExitStack() as files:
-        process, out_file, err_file = await _start(
-            command, cwd=cwd, env=env, with_stdin=stdin_data is not None, logs=(stdout_path, stderr_path)
-        )
+        # One worker-thread call opens the logs and starts the child: neither blocks the event loop, and an
+        # unwritable log path fails before any process exists. Shielded: a cancellation landing while the
+        # thread forks would otherwise leak the child.
+        logs = (stdout_path, stderr_path)
+        with anyio.CancelScope(shield=True):
+            process, out_file, err_file = await anyio.to_thread.run_sync(
+                functools.partial(_open_and_spawn, command, cwd, env, stdin_data is not None, logs)
+            )
         for file in (out_file, err_file):
             if file is not None:
                 files.callback(file.close)
@@ -304,24 +309,6 @@ class _LineSplitter:
 
     def finish(self) -> bytes | None:
         return bytes(self._buffer) if self._buffer else None
-
-
-async def _start(
-    command: tuple[str, ...],
-    *,
-    cwd: Path,
-    env: Mapping[str, str],
-    with_stdin: bool,
-    logs: tuple[Path | None, Path | None],
-) -> tuple[Child, BinaryIO | None, BinaryIO | None]:
-    # One worker-thread call opens the logs and starts the child: neither blocks the event loop, and an
-    # unwritable log path fails before any process exists. Shielded: a cancellation landing while the
-    # thread forks would otherwise leak the child.
-    with anyio.CancelScope(shield=True):
-        started = await anyio.to_thread.run_sync(
-            functools.partial(_open_and_spawn, command, cwd, env, with_stdin, logs)
-        )
-    return started
 
 
 def _open_and_spawn(
