@@ -135,8 +135,9 @@ async def run_process(
             timed_out = deadline.cancelled_caught
             # Members left in the group hold the pipes open; killing them is what lets the reads end.
             await kill_process_group(process.pid)
-            with anyio.move_on_after(_DRAIN_S):
-                await exchange.until_drained()
+            if not exchange.drained:
+                with anyio.move_on_after(_DRAIN_S):
+                    await exchange.until_drained()
             if lines is not None and on_stdout_line is not None and (last := lines.finish()) is not None:
                 on_stdout_line(last)
         finally:
@@ -145,8 +146,9 @@ async def run_process(
             with anyio.CancelScope(shield=True):
                 # Idempotent after the call above; here it covers cancellation and a failing callback.
                 await kill_process_group(process.pid)
-                with anyio.move_on_after(_AFTER_KILL_S):
-                    await process.wait()
+                if process.returncode is None:
+                    with anyio.move_on_after(_AFTER_KILL_S):
+                        await process.wait()
                 process.close()
         duration_s = time.monotonic() - started
     returncode = process.returncode
@@ -173,6 +175,8 @@ async def kill_process_group(pgid: int, grace_s: float = 2.0) -> bool:
     """
     if pgid <= 1 or pgid == os.getpgrp():
         raise ValueError(f"refusing to kill process group {pgid}: it is not a child's group")
+    if not _signal_group(pgid, signal.SIGTERM):
+        return True  # the usual case: the group is already gone, and nothing needs waiting for
     with anyio.CancelScope(shield=True):
         gone = await _terminate_group(pgid, grace_s)
     return gone
@@ -355,9 +359,7 @@ def _append(file: BinaryIO, data: bytes) -> None:
 
 
 async def _terminate_group(pgid: int, grace_s: float) -> bool:
-    if not _signal_group(pgid, signal.SIGTERM):
-        return True
-    # A stopped member would hold SIGTERM pending forever; SIGCONT lets it act on it.
+    # SIGTERM has been sent. A stopped member would hold SIGTERM pending forever; SIGCONT lets it act on it.
     _signal_group(pgid, signal.SIGCONT)
     if await _settle(lambda: process_group_alive(pgid), grace_s):
         return True

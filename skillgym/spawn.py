@@ -136,9 +136,13 @@ class Exchange:
     async def until_exited(self) -> None:
         await self._until(lambda: self.exited)
 
+    @property
+    def drained(self) -> bool:
+        """stdout and stderr reached end of file (which needs everything holding them gone)."""
+        return self._open_outputs == 0
+
     async def until_drained(self) -> None:
-        """Until stdout and stderr reached end of file (which needs everything holding them gone)."""
-        await self._until(lambda: self._open_outputs == 0)
+        await self._until(lambda: self.drained)
 
     def close(self) -> None:
         for fd in self._readers:
