@@ -284,32 +284,26 @@ def _make_below(root: str, folder: str) -> None:
     """
     if _Folders.root != root:
         _Folders.root, _Folders.known = root, set()
-    parent = os.path.dirname(folder)
-    if parent in _Folders.known:
-        try:
-            os.mkdir(folder)
-            return
-        except FileExistsError:
-            return
-        except FileNotFoundError:  # removed under us: forget what we knew and check the whole way
-            _Folders.known.clear()
-    _make_checked(root, folder)
-
-
-def _make_checked(root: str, folder: str) -> None:
-    # Parents are tried from the leaf up, stopping below ``root``.
     try:
-        os.mkdir(folder)
-    except FileExistsError:
-        pass
+        _make_missing(root, folder)
     except FileNotFoundError:
-        parent = os.path.dirname(folder)
-        if len(parent) <= len(root):
+        if not _Folders.known:
             raise
-        _make_checked(root, parent)
+        _Folders.known.clear()  # a folder we made was removed under us: check the whole way down again
+        _make_missing(root, folder)
+
+
+def _make_missing(root: str, folder: str) -> None:
+    # Top down from the deepest folder known to exist: one mkdir per new folder, none that is sure to fail.
+    known = _Folders.known
+    missing: list[str] = []
+    while folder not in known and len(folder) > len(root):
+        missing.append(folder)
+        folder = os.path.dirname(folder)
+    for path in reversed(missing):
         with contextlib.suppress(FileExistsError):
-            os.mkdir(folder)
-    _Folders.known.add(folder)
+            os.mkdir(path)
+        known.add(path)
 
 
 def _record_path(suite: Suite, item: WorkItem, provider: Provider) -> str:
