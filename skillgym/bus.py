@@ -4,7 +4,8 @@ Publishing never switches tasks (``post`` is synchronous), so a sequence of even
 reaches every subscriber in that order, with no lock; a subscriber task drains its queue in batches.
 Backpressure is explicit: producers ``await bus.room()`` between units of work, which waits while any
 subscriber is more than ``STREAM_BUFFER`` events behind, so a slow reporter slows the run instead of
-buffering it.
+buffering it. A subscriber with a ``flush()`` method has it awaited whenever its queue runs empty, before
+the subscriber waits for more: a reporter may gather a batch's writes and make them there, in one go.
 """
 
 from __future__ import annotations
@@ -99,6 +100,7 @@ class EventBus:
     async def _pump(self, subscriber: Subscriber, inbox: _Inbox) -> None:
         current: Event | None = None
         events = inbox.events
+        flush: Callable[[], Awaitable[None]] | None = getattr(subscriber, "flush", None)
         try:
             while True:
                 while events:
@@ -106,6 +108,10 @@ class EventBus:
                     await subscriber.on_event(current)
                     if len(events) <= STREAM_BUFFER and not inbox.drained.is_set():
                         inbox.drained.set()
+                if flush is not None:
+                    await flush()  # on failure, named after the batch's last event
+                    if events:  # it yielded and more arrived: drain those before waiting
+                        continue
                 current = None
                 if self._closed:
                     break
