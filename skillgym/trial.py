@@ -354,11 +354,12 @@ def _write_files(
         return path[cut:]
 
     trace_path = os.path.join(folder, "trace.json")
-    write_atomic(trace_path, scrub(_json.encode(trace or Trace()).decode(), s.secrets))
+    encoded = _json.encode(trace or Trace())
+    write_atomic(trace_path, scrub(encoded.decode(), s.secrets) if s.secrets else encoded)
     usage_path = None
     if usage is not None:
         usage_path = os.path.join(folder, "token-usage.json")
-        write_atomic(usage_path, _json.encode(usage).decode())
+        write_atomic(usage_path, _json.encode(usage))
     streams: dict[str, str | None] = {}
     for name in ("stdout", "stderr"):
         path = os.path.join(folder, f"{name}.txt")
