@@ -1,4 +1,4 @@
-"""Trial folders: made top down from the deepest folder known to exist, never the run dir itself."""
+"""One trial: its folders (made top down, never the run dir itself) and its wall-clock limit."""
 
 from __future__ import annotations
 
@@ -6,9 +6,14 @@ import os
 import shutil
 from pathlib import Path
 
+import anyio
 import pytest
 
 from skillgym import trial
+from skillgym.loader import load_suite
+from skillgym.plan import build_plan
+from skillgym.providers.base import Detection, ProviderRequest, ProviderResult
+from skillgym.trace import Trace
 
 
 @pytest.fixture
@@ -64,3 +69,51 @@ def test_an_existing_folder_is_fine(tmp_path: Path) -> None:
     os.makedirs(folder)
     trial._make_below(root, folder)
     assert os.path.isdir(folder)
+
+
+WALL_SUITE = """
+from skillgym import prompt_case
+
+for name, wall in (("slow", 0.2), ("unlimited", None)):
+    with prompt_case(name) as c:
+        c.category("trigger")
+        c.prompt("answer")
+        c.expect_skill(None)
+        if wall is not None:
+            c.budget(max_wall_clock_s=wall)
+"""
+
+
+class Sleepy:
+    """A stand-in that takes half a second to answer and starts no process."""
+
+    name = "stub"
+    skill_dirs: tuple[str, ...] = ()
+    runs_agent = False
+    passthrough_env: tuple[str, ...] = ()
+
+    async def detect(self) -> Detection:
+        return Detection(provider=self.name, available=True)
+
+    async def invoke(self, request: ProviderRequest) -> ProviderResult:
+        await anyio.sleep(0.5)
+        return ProviderResult(ok=True, trace=Trace(final_text="done"))
+
+
+@pytest.mark.anyio
+async def test_the_wall_clock_limit_ends_a_trial_and_no_limit_lets_it_finish(tmp_path: Path) -> None:
+    (tmp_path / "evals").mkdir()
+    (tmp_path / "evals" / "cases.py").write_text(WALL_SUITE)
+    suite = load_suite(tmp_path / "evals")
+    plan = build_plan(suite, providers=("stub",), conditions=("none",))
+    (tmp_path / "run").mkdir()
+    settings = trial.TrialSettings(run_dir=str(tmp_path / "run"), run_id="r")
+    cases = {c.id: c for c in suite.cases}
+    results = {
+        item.case_id: await trial.run_trial(suite, cases[item.case_id], item, Sleepy(), settings)
+        for item in plan.items
+    }
+    assert results["slow"].status == "errored"
+    assert results["slow"].error_class == "timeout"
+    assert "max_wall_clock_s of 0.2s" in (results["slow"].error_message or "")
+    assert results["unlimited"].status == "passed"
