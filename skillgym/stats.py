@@ -72,6 +72,7 @@ def normal_quantile(p: float) -> float:
     return statistics.NormalDist().inv_cdf(p)
 
 
+@functools.lru_cache(maxsize=1024)  # a report asks once per case and condition, for a few distinct counts
 def wilson_interval(successes: int, n: int, level: float = 0.95) -> Interval | None:
     """Wilson score interval for a binomial proportion; None when there are no trials."""
     _check_level(level)
