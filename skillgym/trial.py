@@ -46,8 +46,9 @@ class TrialSettings(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def trial_dir(settings: TrialSettings, item: WorkItem) -> str:
-    # Plain strings, not pathlib: this runs for every trial and pathlib's parsing showed in profiles.
-    return os.path.join(settings.run_dir, "trials", item.key)
+    # Plain strings, not pathlib or even os.path.join: this runs twice for every trial and both showed in
+    # profiles. The run dir is absolute and the key relative, so joining is concatenating.
+    return f"{settings.run_dir}{os.sep}trials{os.sep}{item.key}"
 
 
 def workspace_plan(suite: Suite, case: Case, item: WorkItem, settings: TrialSettings) -> dict[str, Any]:
@@ -55,7 +56,7 @@ def workspace_plan(suite: Suite, case: Case, item: WorkItem, settings: TrialSett
     preset = next((p for p in suite.presets if p.id == case.workspace), None)
     return {
         "preset": case.workspace,
-        "workspace": os.path.join(trial_dir(settings, item), "workspace"),
+        "workspace": f"{trial_dir(settings, item)}{os.sep}workspace",
         "template": preset.template if preset else None,
         "bootstrap": [list(c.argv) for c in preset.bootstrap] if preset else [],
         "env": redact_env({**(preset.env if preset else {}), **case.env}),

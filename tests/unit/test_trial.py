@@ -117,3 +117,15 @@ async def test_the_wall_clock_limit_ends_a_trial_and_no_limit_lets_it_finish(tmp
     assert results["slow"].error_class == "timeout"
     assert "max_wall_clock_s of 0.2s" in (results["slow"].error_message or "")
     assert results["unlimited"].status == "passed"
+
+
+def test_the_trial_dir_is_the_key_below_the_run_dirs_trials_folder(tmp_path: Path) -> None:
+    (tmp_path / "evals").mkdir()
+    (tmp_path / "evals" / "cases.py").write_text(WALL_SUITE)
+    suite = load_suite(tmp_path / "evals")
+    item = build_plan(suite, providers=("stub",), conditions=("none",)).items[0]
+    settings = trial.TrialSettings(run_dir=str(tmp_path / "run"), run_id="r")
+    folder = os.path.join(str(tmp_path / "run"), "trials", "prompt", "slow", "none", "stub", "trial-1")
+    assert trial.trial_dir(settings, item) == folder
+    plan = trial.workspace_plan(suite, suite.cases[0], item, settings)
+    assert plan["workspace"] == os.path.join(folder, "workspace")
