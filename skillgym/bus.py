@@ -40,12 +40,16 @@ class Subscriber(Protocol):
 class _Inbox:
     """One subscriber's pending events and the wake-ups between it and the producers."""
 
-    __slots__ = ("drained", "events", "wake")
+    __slots__ = ("drained", "events", "held", "idle", "wake")
 
     def __init__(self) -> None:
         self.events: deque[Event] = deque()
         self.wake = anyio.Event()  # set when events arrive or the bus closes
         self.drained = anyio.Event()  # set when the backlog falls to the limit
+        # Plain flags, read for every event instead of asking the events: the subscriber waits on
+        # ``wake`` (only then does a post need to set it), a producer waits on ``drained``.
+        self.idle = False
+        self.held = False
 
 
 class EventBus:
@@ -73,15 +77,17 @@ class EventBus:
             raise RuntimeError("event posted to a closed bus")
         for inbox in self._inboxes.values():
             inbox.events.append(event)
-            if not inbox.wake.is_set():
+            if inbox.idle:
+                inbox.idle = False
                 inbox.wake.set()
 
     async def room(self) -> None:
         """Wait while any subscriber is more than ``STREAM_BUFFER`` events behind."""
         for inbox in list(self._inboxes.values()):
             while len(inbox.events) > STREAM_BUFFER:
-                if inbox.drained.is_set():
+                if not inbox.held:  # the first producer to wait makes the event; others share it
                     inbox.drained = anyio.Event()
+                    inbox.held = True
                 await inbox.drained.wait()
 
     async def publish(self, event: Event) -> None:
@@ -106,7 +112,8 @@ class EventBus:
                 while events:
                     current = events.popleft()
                     await subscriber.on_event(current)
-                    if len(events) <= STREAM_BUFFER and not inbox.drained.is_set():
+                    if inbox.held and len(events) <= STREAM_BUFFER:
+                        inbox.held = False
                         inbox.drained.set()
                 if flush is not None:
                     await flush()  # on failure, named after the batch's last event
@@ -116,6 +123,7 @@ class EventBus:
                 if self._closed:
                     break
                 inbox.wake = anyio.Event()  # no await since the queue emptied: nothing was missed
+                inbox.idle = True
                 await inbox.wake.wait()
             await subscriber.finish()
         except Exception as exc:  # a broken reporter must not take the run down with it
@@ -130,6 +138,7 @@ class EventBus:
             # Stop feeding it, and never leave a producer waiting on its backlog.
             self._inboxes.pop(subscriber.name, None)
             events.clear()
+            inbox.held = False
             inbox.drained.set()
 
     async def _tick(self, subscriber: Subscriber, tick: Callable[[], Awaitable[None]]) -> None:

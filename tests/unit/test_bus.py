@@ -169,3 +169,24 @@ async def test_events_that_arrive_while_flush_yields_are_not_missed() -> None:
             while len(batching.seen) < len(events):
                 await anyio.lowlevel.checkpoint()
     assert batching.seen == events
+
+
+@pytest.mark.anyio
+async def test_every_producer_waiting_for_room_is_released_once_the_backlog_drains() -> None:
+    gated = Gated("gated")
+    released: list[int] = []
+    async with running_bus(gated) as bus:
+        for event in _events(STREAM_BUFFER + 5):
+            bus.post(event)
+
+        async def producer(number: int) -> None:
+            await bus.room()
+            released.append(number)
+
+        async with anyio.create_task_group() as tg:
+            for number in range(3):
+                tg.start_soon(producer, number)
+            await anyio.wait_all_tasks_blocked()
+            assert released == []
+            gated.gate.set()
+    assert sorted(released) == [0, 1, 2]
