@@ -7,6 +7,7 @@ import functools
 import os
 import time
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import Any
 
@@ -287,17 +288,16 @@ def _make_below(root: str, folder: str) -> None:
     if _Folders.root != root:
         _Folders.root, _Folders.known = root, set()
     try:
-        _make_missing(root, folder)
+        _make_missing(root, folder, _Folders.known)
     except FileNotFoundError:
-        if not _Folders.known:
-            raise
-        _Folders.known.clear()  # a folder we made was removed under us: check the whole way down again
-        _make_missing(root, folder)
+        # A folder made earlier was removed under us: forget them all and make every level below the run
+        # dir again. Always retried, whoever cleared the set: trials may make folders from several threads.
+        _Folders.known.clear()
+        _make_missing(root, folder, frozenset())
 
 
-def _make_missing(root: str, folder: str) -> None:
+def _make_missing(root: str, folder: str, known: AbstractSet[str]) -> None:
     # Top down from the deepest folder known to exist: one mkdir per new folder, none that is sure to fail.
-    known = _Folders.known
     missing: list[str] = []
     while folder not in known and len(folder) > len(root):
         missing.append(folder)
@@ -305,7 +305,7 @@ def _make_missing(root: str, folder: str) -> None:
     for path in reversed(missing):
         with contextlib.suppress(FileExistsError):
             os.mkdir(path)
-        known.add(path)
+        _Folders.known.add(path)
 
 
 def _record_path(suite: Suite, item: WorkItem, provider: Provider) -> str:

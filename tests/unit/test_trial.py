@@ -129,3 +129,24 @@ def test_the_trial_dir_is_the_key_below_the_run_dirs_trials_folder(tmp_path: Pat
     assert trial.trial_dir(settings, item) == folder
     plan = trial.workspace_plan(suite, suite.cases[0], item, settings)
     assert plan["workspace"] == os.path.join(folder, "workspace")
+
+
+def test_a_walk_that_fails_after_another_thread_forgot_the_folders_still_retries(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = str(tmp_path)
+    trial._make_below(root, os.path.join(root, "trials", "prompt", "a", "none", "stub", "trial-1"))
+    shutil.rmtree(os.path.join(root, "trials", "prompt", "a"))
+    real = os.mkdir
+    calls: list[str] = []
+
+    def mkdir(path: str, *args: object, **kwargs: object) -> None:
+        if not calls:  # another trial's thread noticed the removal first and cleared what was known
+            trial._Folders.known.clear()
+        calls.append(path)
+        real(path)
+
+    monkeypatch.setattr(trial.os, "mkdir", mkdir)
+    again = os.path.join(root, "trials", "prompt", "a", "stale", "stub", "trial-1")
+    trial._make_below(root, again)
+    assert os.path.isdir(again)
