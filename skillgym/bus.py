@@ -4,7 +4,8 @@ Publishing never switches tasks (``post`` is synchronous), so a sequence of even
 reaches every subscriber in that order, with no lock; a subscriber task drains its queue in batches.
 Backpressure is explicit: producers ``await bus.room()`` between units of work, which waits while any
 subscriber is more than ``STREAM_BUFFER`` events behind, so a slow reporter slows the run instead of
-buffering it.
+buffering it. A subscriber with a ``flush()`` method has it awaited whenever its queue runs empty, before
+the subscriber waits for more: a reporter may gather a batch's writes and make them there, in one go.
 """
 
 from __future__ import annotations
@@ -39,12 +40,16 @@ class Subscriber(Protocol):
 class _Inbox:
     """One subscriber's pending events and the wake-ups between it and the producers."""
 
-    __slots__ = ("drained", "events", "wake")
+    __slots__ = ("drained", "events", "held", "idle", "wake")
 
     def __init__(self) -> None:
         self.events: deque[Event] = deque()
         self.wake = anyio.Event()  # set when events arrive or the bus closes
         self.drained = anyio.Event()  # set when the backlog falls to the limit
+        # Plain flags, read for every event instead of asking the events: the subscriber waits on
+        # ``wake`` (only then does a post need to set it), a producer waits on ``drained``.
+        self.idle = False
+        self.held = False
 
 
 class EventBus:
@@ -72,15 +77,17 @@ class EventBus:
             raise RuntimeError("event posted to a closed bus")
         for inbox in self._inboxes.values():
             inbox.events.append(event)
-            if not inbox.wake.is_set():
+            if inbox.idle:
+                inbox.idle = False
                 inbox.wake.set()
 
     async def room(self) -> None:
         """Wait while any subscriber is more than ``STREAM_BUFFER`` events behind."""
         for inbox in list(self._inboxes.values()):
             while len(inbox.events) > STREAM_BUFFER:
-                if inbox.drained.is_set():
+                if not inbox.held:  # the first producer to wait makes the event; others share it
                     inbox.drained = anyio.Event()
+                    inbox.held = True
                 await inbox.drained.wait()
 
     async def publish(self, event: Event) -> None:
@@ -99,17 +106,24 @@ class EventBus:
     async def _pump(self, subscriber: Subscriber, inbox: _Inbox) -> None:
         current: Event | None = None
         events = inbox.events
+        flush: Callable[[], Awaitable[None]] | None = getattr(subscriber, "flush", None)
         try:
             while True:
                 while events:
                     current = events.popleft()
                     await subscriber.on_event(current)
-                    if len(events) <= STREAM_BUFFER and not inbox.drained.is_set():
+                    if inbox.held and len(events) <= STREAM_BUFFER:
+                        inbox.held = False
                         inbox.drained.set()
+                if flush is not None:
+                    await flush()  # on failure, named after the batch's last event
+                    if events:  # it yielded and more arrived: drain those before waiting
+                        continue
                 current = None
                 if self._closed:
                     break
                 inbox.wake = anyio.Event()  # no await since the queue emptied: nothing was missed
+                inbox.idle = True
                 await inbox.wake.wait()
             await subscriber.finish()
         except Exception as exc:  # a broken reporter must not take the run down with it
@@ -124,6 +138,7 @@ class EventBus:
             # Stop feeding it, and never leave a producer waiting on its backlog.
             self._inboxes.pop(subscriber.name, None)
             events.clear()
+            inbox.held = False
             inbox.drained.set()
 
     async def _tick(self, subscriber: Subscriber, tick: Callable[[], Awaitable[None]]) -> None:

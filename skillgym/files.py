@@ -17,10 +17,10 @@ def write_atomic(path: str | Path, data: str | bytes) -> None:
     payload = data.encode("utf-8") if isinstance(data, str) else data
     # The folder must exist: creating it here would quietly rebuild a run directory someone removed.
     target = os.fspath(path)
-    folder, name = os.path.split(target)
+    folder, sep, name = target.rpartition(os.sep)  # not os.path.split and join: every trial writes here
     # Named by process and thread: no two live writers share a temp file, so there is no need for
     # mkstemp's random names and retries (a leftover from a crashed writer is simply truncated).
-    tmp = os.path.join(folder, f".{name}.{os.getpid()}-{threading.get_ident()}.tmp")
+    tmp = f"{folder}{sep}.{name}.{os.getpid()}-{threading.get_ident()}.tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o666)
     try:
         try:

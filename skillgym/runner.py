@@ -301,12 +301,13 @@ async def execute(
             brackets.after(item, prior)
             await bus.room()
         pending = iter(todo)
+        run_path = str(run_dir)  # checked before every trial: a plain string stats faster than a Path
 
         async def worker() -> None:
             # A fixed pool pulling from one iterator (safe: one event loop thread), rather than one task
             # per trial queued on a limiter: a 20,000-trial run then wakes 64 tasks, not 20,000.
             for item in pending:
-                if not run_dir.is_dir():  # removed under us: writing on would silently recreate a husk
+                if not os.path.isdir(run_path):  # removed under us: writing on would silently recreate a husk
                     stop.output_error = f"{run_dir} was removed"
                     stop.interrupted = True
                     tg.cancel_scope.cancel()

@@ -64,6 +64,7 @@ def _check_finite(values: Sequence[float], what: str) -> None:
             raise ValueError(f"{what}[{index}] is {value!r}; statistics need finite numbers")
 
 
+@functools.lru_cache(maxsize=64)  # a report asks for the same level once per case and condition
 def normal_quantile(p: float) -> float:
     """The standard normal quantile (inverse CDF) at probability ``p``."""
     if not 0.0 < p < 1.0:
@@ -71,6 +72,7 @@ def normal_quantile(p: float) -> float:
     return statistics.NormalDist().inv_cdf(p)
 
 
+@functools.lru_cache(maxsize=1024)  # a report asks once per case and condition, for a few distinct counts
 def wilson_interval(successes: int, n: int, level: float = 0.95) -> Interval | None:
     """Wilson score interval for a binomial proportion; None when there are no trials."""
     _check_level(level)

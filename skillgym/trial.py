@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import math
 import os
 import time
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import Any
 
@@ -47,8 +47,9 @@ class TrialSettings(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def trial_dir(settings: TrialSettings, item: WorkItem) -> str:
-    # Plain strings, not pathlib: this runs for every trial and pathlib's parsing showed in profiles.
-    return os.path.join(settings.run_dir, "trials", item.key)
+    # Plain strings, not pathlib or even os.path.join: this runs twice for every trial and both showed in
+    # profiles. The run dir is absolute and the key relative, so joining is concatenating.
+    return f"{settings.run_dir}{os.sep}trials{os.sep}{item.key}"
 
 
 def workspace_plan(suite: Suite, case: Case, item: WorkItem, settings: TrialSettings) -> dict[str, Any]:
@@ -56,7 +57,7 @@ def workspace_plan(suite: Suite, case: Case, item: WorkItem, settings: TrialSett
     preset = next((p for p in suite.presets if p.id == case.workspace), None)
     return {
         "preset": case.workspace,
-        "workspace": os.path.join(trial_dir(settings, item), "workspace"),
+        "workspace": f"{trial_dir(settings, item)}{os.sep}workspace",
         "template": preset.template if preset else None,
         "bootstrap": [list(c.argv) for c in preset.bootstrap] if preset else [],
         "env": redact_env({**(preset.env if preset else {}), **case.env}),
@@ -101,7 +102,9 @@ async def run_trial(
     graded: Grade | None = None
     error: tuple[ErrorClass, str] | None = None
     wall = case.budget.max_wall_clock_s
-    with anyio.move_on_after(wall if wall is not None else math.inf) as wall_scope:
+    # No limit (the default) needs no scope: entering one per trial cost more than some providers.
+    wall_scope = anyio.move_on_after(wall) if wall is not None else None
+    with wall_scope or contextlib.nullcontext():
         try:
             cwd = layout.workspace
             if isolated:
@@ -131,7 +134,7 @@ async def run_trial(
             error = ("environment-error", str(exc))
         except _GraderError as exc:
             error = ("grader-error", str(exc))
-    if wall_scope.cancelled_caught:
+    if wall_scope is not None and wall_scope.cancelled_caught:
         error = (
             "timeout",
             f"trial ran past the case's max_wall_clock_s of {wall:g}s (setup, agent and grading)",
@@ -189,7 +192,7 @@ async def run_trial(
         # and grade reasons can quote whatever the agent printed.
         encoded = scrub(encoded.decode(), settings.secrets).encode()
         result = _result_decoder.decode(encoded)
-    write_atomic(os.path.join(folder, "result.json"), encoded)
+    write_atomic(f"{folder}{os.sep}result.json", encoded)
     return result
 
 
@@ -294,32 +297,25 @@ def _make_below(root: str, folder: str) -> None:
     """
     if _Folders.root != root:
         _Folders.root, _Folders.known = root, set()
-    parent = os.path.dirname(folder)
-    if parent in _Folders.known:
-        try:
-            os.mkdir(folder)
-            return
-        except FileExistsError:
-            return
-        except FileNotFoundError:  # removed under us: forget what we knew and check the whole way
-            _Folders.known.clear()
-    _make_checked(root, folder)
-
-
-def _make_checked(root: str, folder: str) -> None:
-    # Parents are tried from the leaf up, stopping below ``root``.
     try:
-        os.mkdir(folder)
-    except FileExistsError:
-        pass
+        _make_missing(root, folder, _Folders.known)
     except FileNotFoundError:
-        parent = os.path.dirname(folder)
-        if len(parent) <= len(root):
-            raise
-        _make_checked(root, parent)
+        # A folder made earlier was removed under us: forget them all and make every level below the run
+        # dir again. Always retried, whoever cleared the set: trials may make folders from several threads.
+        _Folders.known.clear()
+        _make_missing(root, folder, frozenset())
+
+
+def _make_missing(root: str, folder: str, known: AbstractSet[str]) -> None:
+    # Top down from the deepest folder known to exist: one mkdir per new folder, none that is sure to fail.
+    missing: list[str] = []
+    while folder not in known and len(folder) > len(root):
+        missing.append(folder)
+        folder = os.path.dirname(folder)
+    for path in reversed(missing):
         with contextlib.suppress(FileExistsError):
-            os.mkdir(folder)
-    _Folders.known.add(folder)
+            os.mkdir(path)
+        _Folders.known.add(path)
 
 
 def _record_path(suite: Suite, item: WorkItem, provider: Provider) -> str:
@@ -369,25 +365,24 @@ def _write_files(
     def rel(path: str) -> str:
         return path[cut:]
 
-    trace_path = os.path.join(folder, "trace.json")
-    write_atomic(trace_path, scrub(_json.encode(trace or Trace()).decode(), s.secrets))
+    # The files are named beside ``folder`` by concatenation: os.path.join cost a microsecond a call here.
+    here = rel(folder)
+    encoded = _json.encode(trace or Trace())
+    write_atomic(f"{folder}{os.sep}trace.json", scrub(encoded.decode(), s.secrets) if s.secrets else encoded)
     usage_path = None
     if usage is not None:
-        usage_path = os.path.join(folder, "token-usage.json")
-        write_atomic(usage_path, _json.encode(usage).decode())
-    streams: dict[str, str | None] = {}
-    for name in ("stdout", "stderr"):
-        path = os.path.join(folder, f"{name}.txt")
-        exists = os.path.exists(path)
-        streams[name] = rel(path) if exists else None
+        usage_path = f"{here}{os.sep}token-usage.json"
+        write_atomic(f"{folder}{os.sep}token-usage.json", _json.encode(usage))
+    stdout = f"{here}{os.sep}stdout.txt" if os.path.exists(f"{folder}{os.sep}stdout.txt") else None
+    stderr = f"{here}{os.sep}stderr.txt" if os.path.exists(f"{folder}{os.sep}stderr.txt") else None
     bundle = os.path.join(layout_workspace, case.bundle_path) if isinstance(case, DogfoodCase) else None
     return TrialPaths(
-        dir=rel(folder),
-        result=rel(os.path.join(folder, "result.json")),
-        trace=rel(trace_path),
-        stdout=streams["stdout"],
-        stderr=streams["stderr"],
-        token_usage=rel(usage_path) if usage_path else None,
+        dir=here,
+        result=f"{here}{os.sep}result.json",
+        trace=f"{here}{os.sep}trace.json",
+        stdout=stdout,
+        stderr=stderr,
+        token_usage=usage_path,
         workspace=rel(layout_workspace) if keep_workspace and os.path.isdir(layout_workspace) else None,
         bundle=rel(bundle) if keep_workspace and bundle is not None and os.path.exists(bundle) else None,
         # Replayed or recorded cassettes live in the suite: relative to the run dir, like every path here.

@@ -195,13 +195,16 @@ def _session_name(line: str, start: int, command: str) -> str | None:
 
 
 def _orphans(
-    rule: AntiPatternRule, lines: Sequence[str], *, negation: bool, locate: Callable[[int], str]
+    rule: AntiPatternRule,
+    lines: Sequence[tuple[int, str]],
+    *,
+    negation: bool,
+    locate: Callable[[int], str],
 ) -> list[Finding]:
+    """Sessions created and never killed; ``lines`` are the (number, line) pairs that are not comments."""
     creates: list[tuple[int, str, str | None]] = []
     kills: list[str | None] = []
-    for number, line in enumerate(lines, 1):
-        if _COMMENT.match(line):
-            continue
+    for number, line in lines:
         for pattern in rule.patterns:
             for match in find_all(pattern, line, negation=negation):
                 if not match.negated:
@@ -248,22 +251,27 @@ def scan_text(
     """
     where = locate or (lambda _line: "")
     lines = text.split("\n")
-    loops = _loop_bodies(lines)
+    scanned = [(number, line) for number, line in enumerate(lines, 1) if not _COMMENT.match(line)]
+    loops: set[int] | None = None  # loop bodies: found the first time a loop-aware rule matches a line
     found: dict[tuple[str, int, str, bool], Finding] = {}
     for rule in rules:
         if rule.id == ORPHANED_SESSION:
-            for finding in _orphans(rule, lines, negation=negation, locate=where):
+            for finding in _orphans(rule, scanned, negation=negation, locate=where):
                 found.setdefault((rule.id, finding.line or 0, finding.matched_text, False), finding)
             continue
         # Compiled here, so a broken rule fails named rather than on some line; searched directly per
         # line, because most lines match no rule and need nothing more.
         compiled = [(pattern, compile_pattern(pattern).search) for pattern in rule.patterns]
-        for number, line in enumerate(lines, 1):
-            if _COMMENT.match(line) or (rule.id in LOOP_AWARE_RULES and number - 1 in loops):
-                continue
+        loop_aware = rule.id in LOOP_AWARE_RULES
+        for number, line in scanned:
             for pattern, search in compiled:
                 if search(line) is None:
                     continue
+                if loop_aware:
+                    if loops is None:
+                        loops = _loop_bodies(lines)
+                    if number - 1 in loops:
+                        break  # the rule does not apply inside a loop body: not to this line at all
                 for match in find_all(pattern, line, negation=negation):
                     key = (rule.id, number, match.text, match.negated)
                     found.setdefault(

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from ..model import Case, DogfoodCase, ExecutionCase, PromptCase
+from typing import Final
+
+from ..model import AntiPatternRule, Case, DogfoodCase, ExecutionCase, PromptCase
 from ..results import Grade
 from ..trace import Trace
 from .context import GradeContext
@@ -11,6 +13,50 @@ from .execution import grade_execution
 from .prompt import grade_prompt
 
 __all__ = ("grade",)
+
+# How many prompt cases keep their latest grade. A run schedules a case's conditions and trials next to
+# each other, so a few hundred covers any concurrency; the bound keeps a long-lived process small.
+_RECENT_PROMPT_GRADES: Final = 256
+
+
+class _PromptGrade:
+    """A prompt grade and everything it was computed from."""
+
+    __slots__ = ("case", "grade", "rules", "skills", "trace")
+
+    def __init__(
+        self,
+        case: PromptCase,
+        trace: Trace,
+        skills: tuple[str, ...],
+        rules: tuple[AntiPatternRule, ...],
+        grade: Grade,
+    ) -> None:
+        self.case, self.trace, self.skills, self.rules, self.grade = case, trace, skills, rules, grade
+
+
+_recent: dict[str, _PromptGrade] = {}
+
+
+def _prompt_grade(case: PromptCase, trace: Trace, ctx: GradeContext) -> Grade:
+    # A prompt grade reads only the case, the trace, and the suite's skills and anti-pattern rules: not
+    # the condition, the trial or any path in the context. So an equal trace of the same case object
+    # (trials whose agent answered the same text) gets the grade already made, an immutable Struct.
+    seen = _recent.get(case.id)
+    if (
+        seen is not None
+        and seen.case is case
+        and seen.trace == trace
+        and seen.skills == ctx.skills
+        and seen.rules == ctx.suite_rules
+    ):
+        return seen.grade
+    graded = grade_prompt(case, trace, ctx)
+    _recent.pop(case.id, None)
+    if len(_recent) >= _RECENT_PROMPT_GRADES:
+        del _recent[next(iter(_recent))]
+    _recent[case.id] = _PromptGrade(case, trace, ctx.skills, ctx.suite_rules, graded)
+    return graded
 
 
 async def grade(case: Case, trace: Trace, ctx: GradeContext) -> Grade:
@@ -21,7 +67,7 @@ async def grade(case: Case, trace: Trace, ctx: GradeContext) -> Grade:
     """
     match case:
         case PromptCase():
-            return grade_prompt(case, trace, ctx)
+            return _prompt_grade(case, trace, ctx)
         case ExecutionCase():
             return await grade_execution(case, trace, ctx)
         case DogfoodCase():

@@ -25,7 +25,7 @@ class StubProvider:
     passthrough_env: tuple[str, ...] = ()
 
     def __init__(self, suite_root: Path) -> None:
-        self._root = Path(suite_root) / STUBS_DIR
+        self._root = os.path.join(suite_root, STUBS_DIR)  # a string: joined once per case, not parsed
         # (case, condition) -> text or None; a large run asks for the same few files thousands of times.
         self._cache: dict[tuple[str, str], str | None] = {}
         self._texts: dict[str, str] = {}  # case -> text of stubs/<case>.md, which serves every condition
@@ -67,15 +67,22 @@ class StubProvider:
             except (FileNotFoundError, NotADirectoryError):
                 self._listing = frozenset()
         if case in self._listing:
-            own = self._root / case / f"{condition}.md"
-            if own.is_file():
-                return own.read_text(encoding="utf-8")
+            own = os.path.join(self._root, case, f"{condition}.md")
+            if os.path.isfile(own):
+                return _read_text(own)
         if case not in self._texts:
             name = f"{case}.md"
-            if name not in self._listing or not (self._root / name).is_file():
+            path = os.path.join(self._root, name)
+            if name not in self._listing or not os.path.isfile(path):
                 return None
-            self._texts[case] = (self._root / name).read_text(encoding="utf-8")
+            self._texts[case] = _read_text(path)
         return self._texts[case]
+
+
+def _read_text(path: str) -> str:
+    # As Path.read_text(encoding="utf-8"), without a Path per file.
+    with open(path, encoding="utf-8") as file:
+        return file.read()
 
 
 def _failed(message: str) -> ProviderResult:

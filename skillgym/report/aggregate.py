@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
-from typing import TypeAlias
+from typing import Final, TypeAlias
 
 from ..events import Counts, RunStart
 from ..model import LANES, Data, Lane
@@ -137,14 +137,24 @@ def _rate(passed: int, total: int) -> float:
     return passed / total if total else 0.0
 
 
+_KS: Final = (1, 3, 5, 10)
+
+
 def case_stats(results: Sequence[TrialResult]) -> CaseStats:
     first = results[0]
     n = len(results)
-    passed = sum(r.status == "passed" for r in results)
-    errored = sum(r.status == "errored" for r in results)
-    graded = [r for r in results if r.status != "errored"]
-    scores = [_score(r) for r in graded]
-    ks = [k for k in (1, 3, 5, 10) if k <= n]
+    # One pass: a report makes one of these per case, condition and provider.
+    passed = errored = 0
+    scores: list[float] = []  # of the graded (not errored) trials
+    for r in results:
+        if r.status == "errored":
+            errored += 1
+            continue
+        if r.status == "passed":
+            passed += 1
+        scores.append(_score(r))
+    graded = n - errored
+    ks = [k for k in _KS if k <= n]
     return CaseStats(
         lane=first.lane,
         case_id=first.case_id,
@@ -157,7 +167,7 @@ def case_stats(results: Sequence[TrialResult]) -> CaseStats:
         failed=n - passed - errored,
         errored=errored,
         pass_rate=_rate(passed, n),
-        pass_rate_excluding_errors=_rate(passed, len(graded)) if graded else None,
+        pass_rate_excluding_errors=_rate(passed, graded) if graded else None,
         pass_interval=wilson_interval(passed, n),
         mean_score=sum(scores) / len(scores) if scores else None,
         score_interval=mean_interval(scores),

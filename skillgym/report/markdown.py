@@ -20,12 +20,20 @@ def _interval(interval: Interval | None, *, percent: bool = True) -> str:
     return f"[{interval.low:+.2f}, {interval.high:+.2f}]"
 
 
-def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    def esc(cell: str) -> str:
-        return cell.replace("|", "\\|").replace("\n", " ")
+def _esc(cell: str) -> str:
+    return cell.replace("|", "\\|").replace("\n", " ")
 
+
+def _row(cells: list[str]) -> str:
+    plain = "".join(cells)
+    if "|" in plain or "\n" in plain:  # most rows have nothing to escape: no call per cell for them
+        cells = [_esc(c) for c in cells]
+    return "| " + " | ".join(cells) + " |"
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(esc(c) for c in row) + " |" for row in rows]
+    lines += [_row(row) for row in rows]
     return [*lines, ""]
 
 

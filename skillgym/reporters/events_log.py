@@ -1,4 +1,9 @@
-"""The always-on event log: events.jsonl, one event per line, flushed per event; the source of truth."""
+"""The always-on event log: events.jsonl, one event per line; the source of truth.
+
+Events are written and flushed in batches: whatever the bus delivered before its queue ran empty goes
+out in one write, before the reporter waits for more, so nothing it has seen sits in memory while the
+run goes on.
+"""
 
 from __future__ import annotations
 
@@ -16,15 +21,33 @@ class EventLogWriter:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._file: BinaryIO | None = None
+        self._pending = bytearray()  # whole lines not yet written
 
     async def on_event(self, event: Event) -> None:
-        if self._file is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = self.path.open("ab")
-        self._file.write(event_encoder.encode(event) + b"\n")
-        self._file.flush()
+        try:
+            line = event_encoder.encode(event)
+        except Exception:
+            self._write()  # the events before this one still reach the log
+            raise
+        self._pending += line
+        self._pending += b"\n"
+
+    async def flush(self) -> None:
+        """Write and flush the lines gathered since the last flush (the bus calls this per batch)."""
+        self._write()
 
     async def finish(self) -> None:
+        self._write()
         if self._file is not None:
             self._file.close()
             self._file = None
+
+    def _write(self) -> None:
+        if not self._pending:
+            return
+        if self._file is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = self.path.open("ab")
+        self._file.write(self._pending)
+        self._file.flush()
+        self._pending.clear()

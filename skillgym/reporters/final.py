@@ -16,7 +16,8 @@ from ..snapshots.model import SnapshotCheck
 def write_report(run_dir: Path, report: Report) -> None:
     """Write report.json (sorted keys, stable bytes) and report.md."""
     doc = msgspec.json.encode(report, order="deterministic")
-    write_atomic(run_dir / "report.json", msgspec.json.format(doc, indent=2).decode() + "\n")
+    # Bytes throughout: a large run's report.json is tens of megabytes, not worth decoding to re-encode.
+    write_atomic(run_dir / "report.json", msgspec.json.format(doc, indent=2) + b"\n")
     write_atomic(run_dir / "report.md", render_markdown(report))
 
 

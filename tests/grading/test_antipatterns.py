@@ -177,6 +177,12 @@ def test_orphaned_sessions_pair_by_name() -> None:
     assert "command 2" in findings[0].message
 
 
+def test_commented_out_sessions_and_kills_do_not_count() -> None:
+    created = ["tmux -L sg new -d -s a", "# tmux -L sg kill-session -t a"]
+    assert rule_ids(scan_commands(created, DEFAULT_RULES)) == ["orphaned-session"]
+    assert scan_commands(["# tmux -L sg new -d -s a", "// tmux -L sg new -d -s b"], DEFAULT_RULES) == ()
+
+
 def test_kill_server_ends_every_session() -> None:
     commands = ["tmux -L sg new -d -s a", "tmux -L sg new -d -s b", "tmux -L sg kill-server"]
     assert scan_commands(commands, DEFAULT_RULES) == ()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import msgspec
 import pytest
 
 from skillgym.grading import GradeContext, grade
@@ -189,3 +190,30 @@ def test_empty_final_text_falls_back_to_assistant_messages() -> None:
 async def test_grade_dispatches_the_prompt_lane(make_ctx: MakeCtx) -> None:
     result = await grade(WAIT_FOR_OUTPUT, Trace(final_text=GOOD), make_ctx())
     assert result.passed
+
+
+@pytest.mark.anyio
+async def test_an_equal_trace_of_the_same_case_reuses_its_grade(make_ctx: MakeCtx) -> None:
+    # Trials of one case whose agent answered the same text (every condition of a stub run) grade once;
+    # the context's paths and environment are not read by the prompt grader, so they may differ.
+    first = await grade(WAIT_FOR_OUTPUT, Trace(final_text=GOOD), make_ctx())
+    again = await grade(WAIT_FOR_OUTPUT, Trace(final_text=GOOD), make_ctx(trial_dir="/elsewhere", env={}))
+    assert again is first
+
+
+@pytest.mark.anyio
+async def test_a_reused_grade_needs_the_same_trace_case_skills_and_rules(make_ctx: MakeCtx) -> None:
+    first = await grade(WAIT_FOR_OUTPUT, Trace(final_text=GOOD), make_ctx())
+    other_text = await grade(WAIT_FOR_OUTPUT, Trace(final_text=GOOD + " sleep 5"), make_ctx())
+    assert other_text != first and not other_text.passed
+    same_id = msgspec.structs.replace(WAIT_FOR_OUTPUT, expected_skill="tui-qa")
+    other_case = await grade(same_id, Trace(final_text=GOOD), make_ctx())
+    assert not other_case.passed  # same id, another case: graded afresh
+    other_skills = await grade(WAIT_FOR_OUTPUT, Trace(final_text=GOOD), make_ctx(skills=("tui-qa",)))
+    assert other_skills is not first and other_skills == first  # tmux-tui is still the expected skill
+    quiet = AntiPatternRule(id="blind-sleep", severity="warning", patterns=(Pattern(regex=r"^(sleep \d)"),))
+    text = GOOD + "\nsleep 5"
+    strict = await grade(WAIT_FOR_OUTPUT, Trace(final_text=text), make_ctx())
+    lenient = await grade(WAIT_FOR_OUTPUT, Trace(final_text=text), make_ctx(suite_rules=(quiet,)))
+    assert [f.severity for f in strict.findings if f.rule_id == "blind-sleep"] == ["error"]
+    assert [f.severity for f in lenient.findings if f.rule_id == "blind-sleep"] == ["warning"]

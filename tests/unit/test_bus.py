@@ -125,3 +125,68 @@ async def test_a_dropped_subscriber_never_holds_producers_back() -> None:
             await bus.room()
         await bus.close()
     assert len(bad.seen) == 3 and "bad" in bus.failed
+
+
+class Batching(Recorder):
+    """Records where each flush fell; ``yields`` makes the first flush give other tasks a turn."""
+
+    def __init__(self, name: str, *, yields: bool = False) -> None:
+        super().__init__(name)
+        self.flushed_at: list[int] = []
+        self.yields = yields
+
+    async def flush(self) -> None:
+        self.flushed_at.append(len(self.seen))
+        if self.yields and len(self.flushed_at) == 1:
+            await anyio.sleep(0)
+
+
+@pytest.mark.anyio
+async def test_flush_is_awaited_once_the_queue_runs_empty() -> None:
+    batching = Batching("batching")
+    events = _events(6)
+    async with running_bus(batching) as bus:
+        for event in events[:3]:
+            bus.post(event)
+        await anyio.wait_all_tasks_blocked()
+        assert batching.flushed_at == [3]  # one flush for the three events posted together
+        for event in events[3:]:
+            bus.post(event)
+    assert batching.seen == events
+    assert batching.flushed_at[:2] == [3, 7] and batching.finished
+
+
+@pytest.mark.anyio
+async def test_events_that_arrive_while_flush_yields_are_not_missed() -> None:
+    batching = Batching("batching", yields=True)
+    events = _events(4)
+    async with running_bus(batching) as bus:
+        bus.post(events[0])
+        await anyio.lowlevel.checkpoint()  # the pump takes it and yields inside flush
+        for event in events[1:]:
+            bus.post(event)
+        with anyio.fail_after(5):
+            while len(batching.seen) < len(events):
+                await anyio.lowlevel.checkpoint()
+    assert batching.seen == events
+
+
+@pytest.mark.anyio
+async def test_every_producer_waiting_for_room_is_released_once_the_backlog_drains() -> None:
+    gated = Gated("gated")
+    released: list[int] = []
+    async with running_bus(gated) as bus:
+        for event in _events(STREAM_BUFFER + 5):
+            bus.post(event)
+
+        async def producer(number: int) -> None:
+            await bus.room()
+            released.append(number)
+
+        async with anyio.create_task_group() as tg:
+            for number in range(3):
+                tg.start_soon(producer, number)
+            await anyio.wait_all_tasks_blocked()
+            assert released == []
+            gated.gate.set()
+    assert sorted(released) == [0, 1, 2]

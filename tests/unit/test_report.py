@@ -194,3 +194,23 @@ def test_markdown_has_every_section_and_lists_failures_with_reasons() -> None:
         assert f"\n## {heading}\n" in md
     assert "- `prompt/c1/none/stub/trial-1` (failed)\n  - required workflow step 's' failed: x" in md
     assert render_markdown(build_report(_start(), _lift_results())) == md  # deterministic
+
+
+def test_a_table_cell_with_a_bar_or_a_line_break_keeps_the_row_intact() -> None:
+    odd = msgspec.structs.replace(_trial("a|b", "none", 1, True), case_id="a|b\nc")
+    md = render_markdown(build_report(_start(), [odd, _trial("plain", "none", 1, False)]))
+    assert "| prompt | a\\|b c | none | stub | 1 | 1/1 |" in md
+    assert "| prompt | plain | none | stub | 1 | 0/1 |" in md
+
+
+def test_case_stats_leave_errored_trials_out_of_scores_only() -> None:
+    results = [
+        _trial("c", "none", 1, True),
+        _trial("c", "none", 2, False),
+        _trial("c", "none", 3, False, errored=True),
+    ]
+    (stats,) = build_report(_start(), results).cases
+    assert (stats.trials, stats.passed, stats.failed, stats.errored) == (3, 1, 1, 1)
+    assert stats.pass_rate == pytest.approx(1 / 3)
+    assert stats.pass_rate_excluding_errors == pytest.approx(1 / 2)
+    assert stats.mean_score == pytest.approx((1.0 + 0.25) / 2)
