@@ -190,3 +190,14 @@ async def test_every_producer_waiting_for_room_is_released_once_the_backlog_drai
             assert released == []
             gated.gate.set()
     assert sorted(released) == [0, 1, 2]
+
+
+@pytest.mark.anyio
+async def test_a_round_of_64_trials_does_not_make_producers_wait_for_a_reporter_that_keeps_up() -> None:
+    recorder = Recorder("recorder")
+    async with running_bus(recorder) as bus:
+        for event in _events(64 * 4):  # trial and case start and finish from 64 workers, one turn each
+            bus.post(event)
+        await bus.room()  # returns at once: no switch to the reporter was needed
+        assert recorder.seen == []
+    assert len(recorder.seen) == 64 * 4 + 1
