@@ -164,10 +164,12 @@ print(json.dumps([wall, cpu, peak, proc.returncode, proc.stdout[-4000:], proc.st
 
 def _timed(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> Measured:
     """Wall seconds, CPU seconds, peak RSS (MB) and exit code of ``argv`` in a fresh process."""
+    # As a user's Python runs: with bytecode caching, even where the shell turned it off.
+    base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     out = subprocess.run(
         [sys.executable, "-c", _WRAPPER, *argv],
         cwd=cwd,
-        env={**os.environ, "PYTHONPATH": str(REPO), **(env or {})},
+        env={**base, "PYTHONPATH": str(REPO), **(env or {})},
         capture_output=True,
         text=True,
         check=True,
