@@ -335,6 +335,9 @@ def test_ctrl_c_stops_cleanly_with_130_and_keeps_finished_trials(suite_dir: Suit
     assert child.returncode == 130, (out, err)
     run_dir = calm_result.parents[6]
     assert json.loads(calm_result.read_text())["status"] == "passed"
+    # A passed trial's workspace is removed in the background; an interrupted run still waits for that.
+    assert not (calm_result.parent / "workspace").exists()
+    assert not (calm_result.parent / "home").exists()
     events = _events(run_dir)
     assert events[-1]["type"] == "run.finish"
     assert events[-1]["interrupted"] is True
