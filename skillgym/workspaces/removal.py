@@ -22,8 +22,9 @@ async def background_removal() -> AsyncIterator[None]:
 
     Removing a workspace and a hermetic home is a few dozen system calls; in a worker thread each of them
     waits for the interpreter lock while the event loop is busy, which put tens of milliseconds on every
-    trial's path. The worker removes what it is given in batches; the block ends only once everything
-    handed over is gone (or reported), even when the run was interrupted.
+    trial's path. The worker removes what it is given in batches; the block ends only once it has gone
+    through everything handed over, even when the run was interrupted. What cannot be removed (a file
+    owned by another user, say) is left in place, as cleanup always did: never a failed trial.
     """
     remover = _Remover()
     token = _REMOVER.set(remover)
@@ -42,8 +43,7 @@ async def background_removal() -> AsyncIterator[None]:
 
 async def discard(paths: list[str]) -> list[str]:
     """Remove ``paths``: now, from a worker thread, or by the run's background worker inside
-    ``background_removal``. Returns what could not be removed (nothing when handed over: the worker
-    collects its own problems)."""
+    ``background_removal``. Returns what could not be removed now (nothing when handed over)."""
     try:
         remover = _REMOVER.get()
     except LookupError:
@@ -57,7 +57,6 @@ class _Remover:
         self._queue: list[str] = []
         self._wake = anyio.Event()
         self._closing = False
-        self.problems: list[str] = []
 
     def add(self, paths: list[str]) -> None:
         self._queue += paths
@@ -75,7 +74,7 @@ class _Remover:
                 continue
             batch, self._queue = self._queue, []
             with anyio.CancelScope(shield=True):  # what was handed over is removed, interrupted or not
-                self.problems += await anyio.to_thread.run_sync(remove_all, batch)
+                await anyio.to_thread.run_sync(remove_all, batch)
 
 
 _REMOVER: anyio.lowlevel.RunVar[_Remover] = anyio.lowlevel.RunVar("skillgym_remover")
