@@ -104,36 +104,48 @@ async def run_trial(
     wall = case.budget.max_wall_clock_s
     # No limit (the default) needs no scope: entering one per trial cost more than some providers.
     wall_scope = anyio.move_on_after(wall) if wall is not None else None
-    with wall_scope or contextlib.nullcontext():
-        try:
-            cwd = layout.workspace
-            if isolated:
-                ready = await materialize(
-                    layout,
-                    suite=suite,
-                    case=case,
-                    condition=condition,
-                    preset=preset,
-                    env=env,
-                    skill_dirs=provider.skill_dirs,
-                    # The trial's folder and prompt.txt, made from the same worker thread as the workspace:
-                    # on a busy disk a mkdir can take a millisecond, and the loop runs every other trial.
-                    first=functools.partial(
-                        _make_with_prompt, settings.run_dir, folder, scrub(prompt, settings.secrets)
-                    ),
+    try:
+        with wall_scope or contextlib.nullcontext():
+            try:
+                cwd = layout.workspace
+                if isolated:
+                    ready = await materialize(
+                        layout,
+                        suite=suite,
+                        case=case,
+                        condition=condition,
+                        preset=preset,
+                        env=env,
+                        skill_dirs=provider.skill_dirs,
+                        # The trial's folder and prompt.txt, from the worker thread that makes the workspace:
+                        # on a busy disk a mkdir can take a millisecond, and the loop runs the other trials.
+                        first=functools.partial(
+                            _make_with_prompt, settings.run_dir, folder, scrub(prompt, settings.secrets)
+                        ),
+                    )
+                    cwd = ready.cwd
+                record = _record_path(suite, item, provider) if settings.record else None
+                request = _request(
+                    item, case, prompt, layout, env, folder, settings, cwd=cwd, record_path=record
                 )
-                cwd = ready.cwd
-            record = _record_path(suite, item, provider) if settings.record else None
-            request = _request(item, case, prompt, layout, env, folder, settings, cwd=cwd, record_path=record)
-            agent_started = time.time()  # evidence older than this came from the template, not the agent
-            outcome = await _invoke(provider, request)
-            if not outcome.ok:
-                error = (outcome.error_class or "provider-error", outcome.error_message or "provider failed")
-            graded = await _grade(suite, case, outcome, layout, env, agent_started)
-        except EnvironmentSetupError as exc:
-            error = ("environment-error", str(exc))
-        except _GraderError as exc:
-            error = ("grader-error", str(exc))
+                agent_started = time.time()  # evidence older than this came from the template, not the agent
+                outcome = await _invoke(provider, request)
+                if not outcome.ok:
+                    error = (
+                        outcome.error_class or "provider-error",
+                        outcome.error_message or "provider failed",
+                    )
+                graded = await _grade(suite, case, outcome, layout, env, agent_started)
+            except EnvironmentSetupError as exc:
+                error = ("environment-error", str(exc))
+            except _GraderError as exc:
+                error = ("grader-error", str(exc))
+    except BaseException:
+        # Cancelled from outside (Ctrl-C) or failing to write its own folder: no result for this trial, but
+        # nothing it started may survive it.
+        if isolated:
+            await _clean_up(layout, trial_id, folder, settings, keep=True)
+        raise
     if wall_scope is not None and wall_scope.cancelled_caught:
         error = (
             "timeout",
@@ -142,10 +154,7 @@ async def run_trial(
     status: Status = "errored" if error else ("passed" if graded is not None and graded.passed else "failed")
     keep = settings.keep_workspaces or status != "passed"
     if isolated:
-        with anyio.CancelScope(shield=True):
-            await cleanup(layout, trial_id=trial_id, keep_workspace=keep)
-            if settings.secrets:  # streams, logs and kept workspaces may hold what the agent echoed
-                await anyio.to_thread.run_sync(scrub_tree, folder, settings.secrets)
+        await _clean_up(layout, trial_id, folder, settings, keep=keep)
     trace = outcome.trace if outcome else None
     if trace is not None and trace.usage is not None:
         trace = msgspec.structs.replace(trace, usage=with_total(trace.usage))
@@ -194,6 +203,15 @@ async def run_trial(
         result = _result_decoder.decode(encoded)
     write_atomic(f"{folder}{os.sep}result.json", encoded)
     return result
+
+
+async def _clean_up(
+    layout: TrialLayout, trial_id: str, folder: str, settings: TrialSettings, *, keep: bool
+) -> None:
+    with anyio.CancelScope(shield=True):
+        await cleanup(layout, trial_id=trial_id, keep_workspace=keep)
+        if settings.secrets:  # streams, logs and kept workspaces may hold what the agent echoed
+            await anyio.to_thread.run_sync(scrub_tree, folder, settings.secrets)
 
 
 def _request(

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from skillgym.workspaces import layout_for
 from tests.conftest import REPO, agent_run, run_agent, run_cli, running_cli, wait_for
 
 SuiteDir = Callable[[dict[str, str]], Path]
@@ -313,9 +314,13 @@ def test_unavailable_provider_is_one_configuration_error_before_any_trial(suite_
 def test_ctrl_c_stops_cleanly_with_130_and_keeps_finished_trials(suite_dir: SuiteDir, tmp_path: Path) -> None:
     root = suite_dir(AGENT_SUITE)
     agent = tmp_path / "agent.py"
+    # The interrupted agent leaves a daemon in a session of its own, out of reach of its group kill.
     agent.write_text(
-        "import sys, time\nprompt = sys.stdin.read()\n"
-        "if 'crash' in prompt:\n    time.sleep(300)\n"
+        "import subprocess, sys, time\nprompt = sys.stdin.read()\n"
+        "if 'crash' in prompt:\n"
+        "    daemon = subprocess.Popen(['sleep', '300'], start_new_session=True)\n"
+        "    open('daemon.pid', 'w').write(str(daemon.pid))\n"
+        "    time.sleep(300)\n"
         'print(\'{"type": "result", "text": "I would wait"}\', flush=True)\n'
     )
     runs = root.parent / "runs"
@@ -323,7 +328,7 @@ def test_ctrl_c_stops_cleanly_with_130_and_keeps_finished_trials(suite_dir: Suit
     with running_cli(*args, "--concurrency", "1", cwd=root.parent) as child:
         calm_result = wait_for(
             lambda: (
-                list(runs.glob("*/trials/prompt/crashy/none/command/trial-1/prompt.txt"))
+                list(runs.glob("*/trials/prompt/crashy/none/command/trial-1/workspace/daemon.pid"))
                 and list(runs.glob("*/trials/prompt/calm/none/command/trial-1/result.json"))
             ),
             timeout=60,
@@ -338,6 +343,12 @@ def test_ctrl_c_stops_cleanly_with_130_and_keeps_finished_trials(suite_dir: Suit
     # A passed trial's workspace is removed in the background; an interrupted run still waits for that.
     assert not (calm_result.parent / "workspace").exists()
     assert not (calm_result.parent / "home").exists()
+    # The interrupted trial has no result, but it was cleaned up: its daemon is dead, its workspace kept.
+    crashy = run_dir / "trials" / "prompt" / "crashy" / "none" / "command" / "trial-1"
+    assert not (crashy / "result.json").exists()
+    daemon = int((crashy / "workspace" / "daemon.pid").read_text())
+    assert not _alive(daemon)
+    assert not Path(layout_for(crashy).tmux_tmpdir).exists()
     events = _events(run_dir)
     assert events[-1]["type"] == "run.finish"
     assert events[-1]["interrupted"] is True
