@@ -217,6 +217,39 @@ async def test_a_trial_asking_during_a_scan_gets_a_later_scan(
     assert not alive(late)
 
 
+async def test_while_trials_end_together_a_scan_waits_for_the_rest_of_the_wave(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    scans: list[frozenset[str]] = []
+    real = sweep_module.processes_by_env
+
+    def counted(key: str, values: frozenset[str]) -> dict[str, list[int]]:
+        scans.append(values)
+        return real(key, values)
+
+    monkeypatch.setattr(sweep_module, "processes_by_env", counted)
+
+    async def ask(trial_id: str) -> None:
+        await sweep_module.tagged_pids(trial_id)
+
+    # A lone trial scans at once, and is alone: the next one does not wait for company.
+    await ask("solo-1")
+    await ask("solo-2")
+    assert scans == [frozenset({"solo-1"}), frozenset({"solo-2"})]
+    # Two trials at once: the second asks while the first one's scan runs, so it gets the next scan.
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(ask, "wave-1a")
+        tg.start_soon(ask, "wave-1b")
+    assert scans[2:] == [frozenset({"wave-1a"}), frozenset({"wave-1b"})]
+    # From then on a scan waits a moment: a trial that asks once the first one is already waiting (not in
+    # the same instant) shares its scan.
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(ask, "wave-2a")
+        await anyio.wait_all_tasks_blocked()
+        tg.start_soon(ask, "wave-2b")
+    assert scans[4:] == [frozenset({"wave-2a", "wave-2b"})]
+
+
 async def test_removes_workspace_and_home_unless_kept(layout: TrialLayout) -> None:
     make_dirs(layout)
     (Path(layout.workspace) / "snapshot.txt").write_text("x")
