@@ -142,17 +142,23 @@ async def test_a_daemon_a_bootstrap_command_left_behind_is_killed(
     assert not alive(pid)
 
 
-async def test_trials_ending_together_share_process_scans(
-    tmp_path: Path, started: list[int], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    scans: list[frozenset[str]] = []
+@pytest.fixture
+def scans(monkeypatch: pytest.MonkeyPatch) -> list[frozenset[str]]:
+    """The trial ids each real /proc scan was made for, in order."""
+    made: list[frozenset[str]] = []
     real = sweep_module.processes_by_env
 
     def counted(key: str, values: frozenset[str]) -> dict[str, list[int]]:
-        scans.append(values)
+        made.append(values)
         return real(key, values)
 
     monkeypatch.setattr(sweep_module, "processes_by_env", counted)
+    return made
+
+
+async def test_trials_ending_together_share_process_scans(
+    tmp_path: Path, started: list[int], scans: list[frozenset[str]]
+) -> None:
     base = {"PATH": os.environ["PATH"]}
     daemons = {
         f"run-2/trial-{n}": daemonize({**base, "SKILLGYM_TRIAL_ID": f"run-2/trial-{n}"}) for n in range(6)
@@ -218,16 +224,8 @@ async def test_a_trial_asking_during_a_scan_gets_a_later_scan(
 
 
 async def test_while_trials_end_together_a_scan_waits_for_the_rest_of_the_wave(
-    monkeypatch: pytest.MonkeyPatch,
+    scans: list[frozenset[str]],
 ) -> None:
-    scans: list[frozenset[str]] = []
-    real = sweep_module.processes_by_env
-
-    def counted(key: str, values: frozenset[str]) -> dict[str, list[int]]:
-        scans.append(values)
-        return real(key, values)
-
-    monkeypatch.setattr(sweep_module, "processes_by_env", counted)
 
     async def ask(trial_id: str) -> None:
         await sweep_module.tagged_pids(trial_id)
