@@ -104,14 +104,11 @@ async def run_process(
         raise ValueError(f"caps must be zero or more, got {max_capture_bytes=} and {max_file_bytes=}")
     command = tuple(argv)
     with contextlib.ExitStack() as files:
-        # One worker-thread call opens the logs and starts the child: neither blocks the event loop, and an
-        # unwritable log path fails before any process exists. Shielded: a cancellation landing while the
-        # thread forks would otherwise leak the child.
+        # Opened and started right here, on the loop: a hand-off to a worker thread cost more than the start
+        # itself (a millisecond or so) once dozens of trials wanted threads at once. An unwritable log path
+        # fails before any process exists.
         logs = (stdout_path, stderr_path)
-        with anyio.CancelScope(shield=True):
-            process, out_file, err_file = await anyio.to_thread.run_sync(
-                functools.partial(_open_and_spawn, command, cwd, env, stdin_data is not None, logs)
-            )
+        process, out_file, err_file = _open_and_spawn(command, cwd, env, stdin_data is not None, logs)
         for file in (out_file, err_file):
             if file is not None:
                 files.callback(file.close)

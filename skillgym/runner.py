@@ -38,6 +38,7 @@ from .providers import ProviderSettings, make_provider
 from .providers.base import Detection, Provider
 from .redact import scrub
 from .results import TrialResult
+from .slots import AgentSlots
 from .snapshots import SnapshotOptions
 from .snapshots.apply import finish_summary
 from .trial import TrialSettings, run_trial, workspace_plan
@@ -303,9 +304,11 @@ async def execute(
         pending = iter(todo)
         run_path = str(run_dir)  # checked before every trial: a plain string stats faster than a Path
 
-        async def worker() -> None:
+        async def worker(ahead: bool) -> None:
             # A fixed pool pulling from one iterator (safe: one event loop thread), rather than one task
             # per trial queued on a limiter: a 20,000-trial run then wakes 64 tasks, not 20,000.
+            if ahead:  # the first trials' setup goes first: it is what every slot is waiting for
+                await slots.filled.wait()
             for item in pending:
                 if not os.path.isdir(run_path):  # removed under us: writing on would silently recreate a husk
                     stop.output_error = f"{run_dir} was removed"
@@ -319,7 +322,9 @@ async def execute(
                 case = cases[item.case_id]
                 brackets.before(item, case, workspace_plan(suite, case, item, settings))
                 try:
-                    result = await run_trial(suite, case, item, providers[item.provider], settings)
+                    result = await run_trial(
+                        suite, case, item, providers[item.provider], settings, slots=slots
+                    )
                 except OSError as exc:
                     # The trial could not write its own files: the output dir is gone or unwritable, and
                     # every later trial would fail the same way. Stop the run; what finished is kept.
@@ -329,14 +334,18 @@ async def execute(
                     return
                 results.append(result)
                 brackets.after(item, result)
+            slots.filled.set()  # nothing left to start: workers still holding back have nothing to wait for
 
         stop = _Stop()
+        # --concurrency trials run their agent and grading at once; as many more workers set up the next
+        # trials and clean up finished ones meanwhile, so a slot is not idle while a trial's files move.
+        slots = AgentSlots(max(1, options.concurrency))
         # Finished trials' workspaces are removed off their path; the block waits for that, Ctrl-C or not.
         async with background_removal(), anyio.create_task_group() as tg:
             tg.start_soon(_watch_signals, tg.cancel_scope, stop)
             async with anyio.create_task_group() as trials:
-                for number in range(min(max(1, options.concurrency), len(todo))):
-                    trials.start_soon(worker, name=f"trial-worker-{number}")
+                for number in range(min(2 * slots.total, len(todo))):
+                    trials.start_soon(worker, number >= slots.total, name=f"trial-worker-{number}")
             tg.cancel_scope.cancel()  # all trials done: stop watching signals
         interrupted = stop.interrupted
         if interrupted:

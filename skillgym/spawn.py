@@ -1,9 +1,9 @@
-"""A child process started off the event loop, then driven from it by callbacks.
+"""A child process started and then driven from the event loop by callbacks.
 
-The event loop runs every trial, so it must not stall while a child starts: ``fork_exec`` blocks the
-calling thread until the child has exec'd (a millisecond or two, more on a busy machine), which at dozens
-of agents at once delays every other trial. ``Child.spawn`` is called from a worker thread instead.
-Afterwards an ``Exchange`` feeds stdin, reads stdout and stderr and notices the exit through readiness
+``Child.spawn`` blocks its caller until the child has exec'd (about a millisecond). That is cheaper on the
+loop than a hand-off to a worker thread: at dozens of agents at once the thread pool's queue and the
+interpreter lock made each hand-off wait several milliseconds, on the path of the trial that was starting.
+An ``Exchange`` then feeds stdin, reads stdout and stderr and notices the exit through readiness
 callbacks on the loop (a pidfd for the exit on Linux, polling elsewhere): no task, thread or asyncio
 child watcher per child. Like the rest of skillgym's runner this needs anyio's asyncio backend.
 """
@@ -43,7 +43,7 @@ class Child:
 
     @classmethod
     def spawn(cls, argv: tuple[str, ...], *, cwd: Path, env: Mapping[str, str], with_stdin: bool) -> Child:
-        """Start ``argv`` in its own session; call it from a worker thread, never from the event loop.
+        """Start ``argv`` in its own session.
 
         Raises OSError as Popen does (missing program, working directory, ...).
         """

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
 import os
 import time
 from collections.abc import Callable
@@ -24,6 +25,7 @@ from .providers.cassette import cassette_candidates
 from .redact import redact_env, scrub, scrub_tree
 from .report.tokens import TrialTokens, trial_tokens
 from .results import ErrorClass, Grade, Status, TrialPaths, TrialResult
+from .slots import AgentSlots
 from .trace import Trace, with_total
 from .workspaces import EnvironmentSetupError, TrialLayout, cleanup, hermetic_env, layout_for, materialize
 
@@ -71,9 +73,15 @@ async def run_trial(
     provider: Provider,
     settings: TrialSettings,
     *,
+    slots: AgentSlots | None = None,
     clock: Callable[[], float] = time.time,
 ) -> TrialResult:
-    """Run one work item and write its files; never raises for a failure inside the trial."""
+    """Run one work item and write its files; never raises for a failure inside the trial.
+
+    ``slots`` bounds what runs the agent: the provider call and the grading hold one slot, so a runner can
+    set up the next trials and clean up finished ones while other trials' agents use every slot. Time spent
+    waiting for a slot does not count against the case's wall-clock limit.
+    """
     started = clock()
     folder = trial_dir(settings, item)
     layout = layout_for(folder)
@@ -128,14 +136,20 @@ async def run_trial(
                 request = _request(
                     item, case, prompt, layout, env, folder, settings, cwd=cwd, record_path=record
                 )
-                agent_started = time.time()  # evidence older than this came from the template, not the agent
-                outcome = await _invoke(provider, request)
-                if not outcome.ok:
-                    error = (
-                        outcome.error_class or "provider-error",
-                        outcome.error_message or "provider failed",
-                    )
-                graded = await _grade(suite, case, outcome, layout, env, agent_started)
+                if slots is not None:
+                    await _take(slots, wall_scope)
+                try:
+                    agent_started = time.time()  # evidence older than this came from the template
+                    outcome = await _invoke(provider, request)
+                    if not outcome.ok:
+                        error = (
+                            outcome.error_class or "provider-error",
+                            outcome.error_message or "provider failed",
+                        )
+                    graded = await _grade(suite, case, outcome, layout, env, agent_started)
+                finally:
+                    if slots is not None:
+                        slots.give()
             except EnvironmentSetupError as exc:
                 error = ("environment-error", str(exc))
             except _GraderError as exc:
@@ -203,6 +217,20 @@ async def run_trial(
         result = _result_decoder.decode(encoded)
     write_atomic(f"{folder}{os.sep}result.json", encoded)
     return result
+
+
+async def _take(slots: AgentSlots, wall_scope: anyio.CancelScope | None) -> None:
+    """Take an agent slot; the wall-clock limit stands still while the trial waits for one."""
+    if wall_scope is None:
+        await slots.take()
+        return
+    # Moved once, to its final value: a deadline set in the past, even for a moment, cancels the scope.
+    deadline, wall_scope.deadline = wall_scope.deadline, math.inf
+    since = anyio.current_time()
+    try:
+        await slots.take()
+    finally:
+        wall_scope.deadline = deadline + (anyio.current_time() - since)
 
 
 async def _clean_up(

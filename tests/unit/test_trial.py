@@ -1,4 +1,4 @@
-"""One trial: its folders (made top down, never the run dir itself) and its wall-clock limit."""
+"""One trial: its folders (made top down, never the run dir itself), its wall-clock limit, its agent slot."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from skillgym import trial
 from skillgym.loader import load_suite
 from skillgym.plan import build_plan
 from skillgym.providers.base import Detection, ProviderRequest, ProviderResult
+from skillgym.slots import AgentSlots
 from skillgym.trace import Trace
 
 
@@ -85,18 +86,21 @@ for name, wall in (("slow", 0.2), ("unlimited", None)):
 
 
 class Sleepy:
-    """A stand-in that takes half a second to answer and starts no process."""
+    """A stand-in that takes ``seconds`` (half a second by default) to answer and starts no process."""
 
     name = "stub"
     skill_dirs: tuple[str, ...] = ()
     runs_agent = False
     passthrough_env: tuple[str, ...] = ()
 
+    def __init__(self, seconds: float = 0.5) -> None:
+        self.seconds = seconds
+
     async def detect(self) -> Detection:
         return Detection(provider=self.name, available=True)
 
     async def invoke(self, request: ProviderRequest) -> ProviderResult:
-        await anyio.sleep(0.5)
+        await anyio.sleep(self.seconds)
         return ProviderResult(ok=True, trace=Trace(final_text="done"))
 
 
@@ -117,6 +121,38 @@ async def test_the_wall_clock_limit_ends_a_trial_and_no_limit_lets_it_finish(tmp
     assert results["slow"].error_class == "timeout"
     assert "max_wall_clock_s of 0.2s" in (results["slow"].error_message or "")
     assert results["unlimited"].status == "passed"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("answer_s", "status"), [(0.05, "passed"), (0.5, "errored")])
+async def test_waiting_for_an_agent_slot_does_not_count_against_the_wall_clock_limit(
+    tmp_path: Path, answer_s: float, status: str
+) -> None:
+    (tmp_path / "evals").mkdir()
+    (tmp_path / "evals" / "cases.py").write_text(WALL_SUITE)
+    suite = load_suite(tmp_path / "evals")
+    plan = build_plan(suite, providers=("stub",), conditions=("none",))
+    (item,) = (i for i in plan.items if i.case_id == "slow")
+    (tmp_path / "run").mkdir()
+    settings = trial.TrialSettings(run_dir=str(tmp_path / "run"), run_id="r")
+    slots = AgentSlots(1)
+
+    async def hold(*, task_status: anyio.abc.TaskStatus[None]) -> None:
+        await slots.take()
+        task_status.started()
+        await anyio.sleep(0.4)  # twice the case's 0.2 s limit
+        slots.give()
+
+    async with anyio.create_task_group() as tg:
+        await tg.start(hold)
+        started = anyio.current_time()
+        result = await trial.run_trial(suite, suite.cases[0], item, Sleepy(answer_s), settings, slots=slots)
+        waited = anyio.current_time() - started
+    assert waited >= 0.4
+    # The limit still holds for the trial's own time: an answer slower than 0.2 s times out after the wait.
+    assert result.status == status, result.error_message
+    if status == "errored":
+        assert result.error_class == "timeout"
 
 
 def test_the_trial_dir_is_the_key_below_the_run_dirs_trials_folder(tmp_path: Path) -> None:
