@@ -66,7 +66,7 @@ def _parser() -> argparse.ArgumentParser:
         "--concurrency",
         type=int,
         default=DEFAULT_CONCURRENCY,
-        help=f"trials at once (default {DEFAULT_CONCURRENCY})",
+        help=f"trials whose agents run at once (default {DEFAULT_CONCURRENCY})",
     )
     run.add_argument(
         "--output", type=Path, default=Path("runs"), help="where run directories go (default: runs)"
