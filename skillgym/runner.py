@@ -41,7 +41,7 @@ from .results import TrialResult
 from .slots import AgentSlots
 from .snapshots import SnapshotOptions
 from .snapshots.apply import finish_summary
-from .trial import TrialSettings, run_trial, workspace_plan
+from .trial import TrialSettings, needs_workspace, run_trial, workspace_plan
 from .workspaces import EnvironmentSetupError, background_removal, injected_text
 
 EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 130
@@ -344,7 +344,9 @@ async def execute(
         async with background_removal(), anyio.create_task_group() as tg:
             tg.start_soon(_watch_signals, tg.cancel_scope, stop)
             async with anyio.create_task_group() as trials:
-                for number in range(min(2 * slots.total, len(todo))):
+                # Setting up ahead only pays where there is a workspace to set up.
+                ahead = any(needs_workspace(cases[i.case_id], providers[i.provider]) for i in todo)
+                for number in range(min((2 if ahead else 1) * slots.total, len(todo))):
                     trials.start_soon(worker, number >= slots.total, name=f"trial-worker-{number}")
             tg.cancel_scope.cancel()  # all trials done: stop watching signals
         interrupted = stop.interrupted

@@ -54,6 +54,14 @@ def trial_dir(settings: TrialSettings, item: WorkItem) -> str:
     return f"{settings.run_dir}{os.sep}trials{os.sep}{item.key}"
 
 
+def needs_workspace(case: Case, provider: Provider) -> bool:
+    """Whether a trial gets a fresh workspace and the hermetic environment.
+
+    A text answer from a stand-in needs neither: it starts no process. Everything else does.
+    """
+    return case.lane != "prompt" or provider.runs_agent
+
+
 def workspace_plan(suite: Suite, case: Case, item: WorkItem, settings: TrialSettings) -> dict[str, Any]:
     """The resolved workspace of a trial, as shown in ``trial.start`` (secret values redacted)."""
     preset = next((p for p in suite.presets if p.id == case.workspace), None)
@@ -88,9 +96,7 @@ async def run_trial(
     condition = next(c for c in suite.conditions if c.id == item.condition)
     preset = next((p for p in suite.presets if p.id == case.workspace), None)
     trial_id = f"{settings.run_id}/{item.key}"  # unique across concurrent runs: cleanup kills by this tag
-    # A text answer from a stand-in needs no workspace and starts no process, so it needs no environment;
-    # everything else gets a fresh workspace and the hermetic environment.
-    isolated = case.lane != "prompt" or provider.runs_agent
+    isolated = needs_workspace(case, provider)
     env: dict[str, str] = {}
     if isolated:
         env = hermetic_env(
