@@ -331,9 +331,11 @@ def concurrency(opts: Options) -> list[tuple[str, str]]:
                 raise RuntimeError(f"exit {measured.rc}: {_why(measured)}")
             runs.append(measured)
             spans.append(_run_span(out))
+        floors = [_agent_floor(["sh", str(script)], Path(tmp)) for _ in range(opts.repeat)]
     ideal = 400 / 50 * 0.25
     med = statistics.median(m.wall for m in runs)
     span = statistics.median(spans)
+    floor = statistics.median(floors)
     return [
         (
             "400 x 0.25 s trials at concurrency 50, command",
@@ -345,7 +347,38 @@ def concurrency(opts: Options) -> list[tuple[str, str]]:
             f"{', '.join(f'{x:.2f}' for x in spans)} s; without interpreter start-up, suite loading "
             "and the report)",
         ),
+        (
+            "  agent floor: the same 400 agent runs, no harness",
+            f"{floor:.2f} s, {floor / ideal:.2f}x the ideal (median of {len(floors)}: "
+            f"{', '.join(f'{x:.2f}' for x in floors)} s; 50 threads each starting the agent 8 times in turn)",
+        ),
     ]
+
+
+def _agent_floor(argv: list[str], cwd: Path, trials: int = 400, concurrency: int = 50) -> float:
+    """What the agent alone costs on this machine: ``trials`` runs of ``argv``, ``concurrency`` at a time,
+    from plain threads that write the prompt and read the answer, with no workspace, events or grading."""
+    import threading
+
+    pending = iter(range(trials))
+    lock = threading.Lock()
+
+    def worker() -> None:
+        while True:
+            with lock:
+                if next(pending, None) is None:
+                    return
+            subprocess.run(
+                argv, cwd=cwd, input=b"Wait until it prints Listening", capture_output=True, check=True
+            )
+
+    threads = [threading.Thread(target=worker) for _ in range(concurrency)]
+    start = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return time.perf_counter() - start
 
 
 def _run_span(out: Path) -> float:
