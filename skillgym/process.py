@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import BinaryIO, Final, TypeAlias
 
 import anyio
-import anyio.to_thread
 
 from .errors import SkillgymError
 from .model import Data
