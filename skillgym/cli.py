@@ -250,6 +250,10 @@ def _run(args: argparse.Namespace, out: Console) -> int:
 
 
 def _closing_lines(outcome: RunOutcome, reporters: Sequence[str], out: Console) -> None:
+    if outcome.leftovers:  # files of passed trials that cleanup could not remove: the user's to delete
+        err = make_console(stderr=True)
+        for problem in outcome.leftovers:
+            err.print(f"skillgym: warning: {problem}", markup=False)
     if "console" in reporters:
         return  # the console reporter already ended with the summary table and the report path
     c = outcome.counts

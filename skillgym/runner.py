@@ -79,6 +79,7 @@ class RunOutcome(Data, frozen=True, kw_only=True):
     interrupted: bool
     results: tuple[TrialResult, ...]
     summary: dict[str, Any] = {}  # what run.finish carried: token section, snapshot check or update
+    leftovers: tuple[str, ...] = ()  # finished trials' files that could not be removed, and why
 
 
 def new_run_id() -> str:
@@ -341,7 +342,7 @@ async def execute(
         # trials and clean up finished ones meanwhile, so a slot is not idle while a trial's files move.
         slots = AgentSlots(max(1, options.concurrency))
         # Finished trials' workspaces are removed off their path; the block waits for that, Ctrl-C or not.
-        async with background_removal(), anyio.create_task_group() as tg:
+        async with background_removal() as leftovers, anyio.create_task_group() as tg:
             tg.start_soon(_watch_signals, tg.cancel_scope, stop)
             async with anyio.create_task_group() as trials:
                 # Setting up ahead only pays where there is a workspace to set up.
@@ -385,6 +386,7 @@ async def execute(
         interrupted=interrupted,
         results=tuple(sorted(results, key=lambda r: order.get(r.key, len(order)))),
         summary=finish.summary,
+        leftovers=tuple(leftovers),
     )
 
 

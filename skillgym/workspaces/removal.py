@@ -17,14 +17,15 @@ import anyio.to_thread
 
 
 @contextlib.asynccontextmanager
-async def background_removal() -> AsyncIterator[None]:
+async def background_removal() -> AsyncIterator[list[str]]:
     """Within the block, ``discard`` hands paths to one background worker and returns at once.
 
     Removing a workspace and a hermetic home is a few dozen system calls; in a worker thread each of them
     waits for the interpreter lock while the event loop is busy, which put tens of milliseconds on every
     trial's path. The worker removes what it is given in batches; the block ends only once it has gone
     through everything handed over, even when the run was interrupted. What cannot be removed (a file
-    owned by another user, say) is left in place, as cleanup always did: never a failed trial.
+    owned by another user, say) is left in place, as cleanup always did: never a failed trial. The block
+    yields the list of those problems, complete once it has ended, for the run to pass on.
     """
     remover = _Remover()
     token = _REMOVER.set(remover)
@@ -32,7 +33,7 @@ async def background_removal() -> AsyncIterator[None]:
         async with anyio.create_task_group() as tg:
             tg.start_soon(remover.run)
             try:
-                yield
+                yield remover.problems
             finally:
                 remover.close()
     finally:
@@ -57,6 +58,7 @@ class _Remover:
         self._queue: list[str] = []
         self._wake = anyio.Event()
         self._closing = False
+        self.problems: list[str] = []  # what could not be removed
 
     def add(self, paths: list[str]) -> None:
         self._queue += paths
@@ -74,7 +76,7 @@ class _Remover:
                 continue
             batch, self._queue = self._queue, []
             with anyio.CancelScope(shield=True):  # what was handed over is removed, interrupted or not
-                await anyio.to_thread.run_sync(remove_all, batch)
+                self.problems += await anyio.to_thread.run_sync(remove_all, batch)
 
 
 _REMOVER: anyio.lowlevel.RunVar[_Remover] = anyio.lowlevel.RunVar("skillgym_remover")

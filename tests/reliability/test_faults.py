@@ -11,6 +11,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import REPO, agent_run, run_agent, run_cli, running_cli, wait_for
 
 SuiteDir = Callable[[dict[str, str]], Path]
@@ -158,3 +160,38 @@ def test_an_output_dir_removed_mid_run_stops_with_exit_2(suite_dir: SuiteDir, tm
     assert "the run directory stopped being writable" in err and "--output" in err
     assert "Traceback" not in err
     assert not run_dir.exists(), "the run must not quietly recreate a half-empty run directory"
+
+
+def test_a_workspace_that_cannot_be_removed_is_a_warning_naming_it(
+    suite_dir: SuiteDir, tmp_path: Path
+) -> None:
+    # An immutable file (chattr +i) resists removal even by root; where that is not possible, skip.
+    probe = tmp_path / "probe"
+    probe.touch()
+    if shutil.which("chattr") is None or subprocess.run(["chattr", "+i", probe], check=False).returncode:
+        pytest.skip("chattr +i is not available on this filesystem or for this user")
+    subprocess.run(["chattr", "-i", probe], check=True)
+    root = suite_dir(SUITE)
+    agent = _agent(
+        tmp_path,
+        "import subprocess\n"
+        "if 'question 0' in open(os.environ['SKILLGYM_WORKSPACE'] + '/../prompt.txt').read():\n"
+        "    open('stuck.txt', 'w').close()\n"
+        "    subprocess.run(['chattr', '+i', 'stuck.txt'], check=True)\n"
+        'print(json.dumps({"type": "result", "text": "I would wait"}))\n',
+    )
+    try:
+        proc = run_agent(root, agent, "--case", "case-0", "--case", "case-1", "--condition", "none")
+        assert proc.returncode == 0, proc.stdout + proc.stderr  # a cleanup problem never fails a trial
+        warnings = [line for line in proc.stderr.splitlines() if line.startswith("skillgym: warning: ")]
+        assert len(warnings) == 1, proc.stderr
+        assert "could not remove " in warnings[0] and "case-0" in warnings[0], warnings
+        assert warnings[0].endswith("; delete it by hand")
+        (run_dir,) = (root.parent / "runs").iterdir()
+        assert (
+            run_dir / "trials" / "prompt" / "case-0" / "none" / "command" / "trial-1" / "workspace"
+        ).is_dir()
+        assert not list(run_dir.glob("trials/prompt/case-1/*/*/*/workspace"))  # the other one is gone
+    finally:
+        for stuck in (root.parent / "runs").glob("*/trials/prompt/case-0/*/*/*/workspace/stuck.txt"):
+            subprocess.run(["chattr", "-i", stuck], check=False)

@@ -315,6 +315,17 @@ async def test_background_removal_hands_paths_over_and_waits_for_them_at_the_end
     assert not first.exists() and not second.exists()
 
 
+async def test_background_removal_says_what_it_could_not_remove(tmp_path: Path) -> None:
+    doomed = _tree(tmp_path, "a")
+    async with background_removal() as problems:
+        # Not even root may unlink a file of /proc: a removal that really fails, in the background.
+        await discard([str(doomed), "/proc/self/status"])
+    assert not doomed.exists()
+    assert len(problems) == 1
+    assert problems[0].startswith("could not remove /proc/self/status: ")
+    assert problems[0].endswith("; delete it by hand")
+
+
 async def test_background_removal_finishes_even_when_its_block_is_cancelled(tmp_path: Path) -> None:
     doomed = [_tree(tmp_path, f"t{n}") for n in range(20)]
     with anyio.CancelScope() as scope:
