@@ -345,8 +345,11 @@ async def execute(
         async with background_removal() as leftovers, anyio.create_task_group() as tg:
             tg.start_soon(_watch_signals, tg.cancel_scope, stop)
             async with anyio.create_task_group() as trials:
-                # Setting up ahead only pays where there is a workspace to set up.
-                ahead = any(needs_workspace(cases[i.case_id], providers[i.provider]) for i in todo)
+                # Setting up ahead only pays where there is a workspace to set up, and --concurrency 1 keeps
+                # trials strictly one after another (a bootstrap may start what the agent before would see).
+                ahead = slots.total > 1 and any(
+                    needs_workspace(cases[i.case_id], providers[i.provider]) for i in todo
+                )
                 for number in range(min((2 if ahead else 1) * slots.total, len(todo))):
                     trials.start_soon(worker, number >= slots.total, name=f"trial-worker-{number}")
             tg.cancel_scope.cancel()  # all trials done: stop watching signals

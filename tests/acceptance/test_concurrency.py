@@ -73,3 +73,15 @@ def test_concurrency_bounds_the_agents_and_the_next_trials_are_set_up_while_they
     # And no trial ran past its wall-clock limit while it waited for a slot.
     results = [e["result"] for e in _events(root) if e["type"] == "trial.finish"]
     assert all(isinstance(r, dict) and r["status"] == "passed" for r in results), results
+
+
+def test_concurrency_1_runs_trials_strictly_one_after_another(tmp_path: Path) -> None:
+    root = write_suite(tmp_path / "evals", SUITE)
+    script, log, running = tmp_path / "agent.py", tmp_path / "agents.jsonl", tmp_path / "running"
+    script.write_text(AGENT.replace("time.sleep(0.4)", "time.sleep(0.05)"))
+    running.mkdir()
+    proc = run_agent(root, f"{sys.executable} {script} {log} {running}", "--concurrency", "1")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    kinds = [e["type"] for e in _events(root) if e["type"] in ("trial.start", "trial.finish")]
+    # No trial is even set up before the one before it has finished and been cleaned up.
+    assert kinds == ["trial.start", "trial.finish"] * 6, kinds
