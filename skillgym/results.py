@@ -101,8 +101,9 @@ class TrialResult(Data, frozen=True, kw_only=True):
     warnings: tuple[str, ...] = ()
     started_at: float
     finished_at: float
-    duration_s: float
+    duration_s: float  # finished_at - started_at, less the time spent waiting for an agent slot
     paths: TrialPaths
+    waited_s: float = 0.0  # set up and waiting for one of the --concurrency slots
 
     @property
     def ok(self) -> bool:

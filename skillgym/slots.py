@@ -19,18 +19,22 @@ class AgentSlots:
         self._limiter = anyio.CapacityLimiter(total)
         self.filled = anyio.Event()  # set once every slot is taken, or by the runner when no trial is left
 
-    async def take(self) -> None:
-        """Wait for a slot, to be given back by the same task.
+    async def take(self) -> float:
+        """Wait for a slot, to be given back by the same task; the seconds waited, 0.0 if one was free.
 
         A free slot is taken without yielding to other tasks: a trial of an in-process provider costs no
         extra turn of the event loop.
         """
+        waited = 0.0
         try:
             self._limiter.acquire_nowait()
         except anyio.WouldBlock:
+            since = anyio.current_time()
             await self._limiter.acquire()
+            waited = anyio.current_time() - since
         if not self._limiter.available_tokens and not self.filled.is_set():
             self.filled.set()
+        return waited
 
     def give(self) -> None:
         self._limiter.release()

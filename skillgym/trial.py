@@ -113,6 +113,7 @@ async def run_trial(
     if not isolated:
         _make_below(settings.run_dir, folder)
     outcome: ProviderResult | None = None
+    waited = 0.0
     graded: Grade | None = None
     error: tuple[ErrorClass, str] | None = None
     wall = case.budget.max_wall_clock_s
@@ -143,7 +144,7 @@ async def run_trial(
                     item, case, prompt, layout, env, folder, settings, cwd=cwd, record_path=record
                 )
                 if slots is not None:
-                    await _take(slots, wall_scope)
+                    waited = await _take(slots, wall_scope)
                 try:
                     agent_started = time.time()  # evidence older than this came from the template
                     outcome = await _invoke(provider, request)
@@ -212,8 +213,9 @@ async def run_trial(
         warnings=tuple(scrub(w, settings.secrets) for w in outcome.warnings) if outcome else (),
         started_at=started,
         finished_at=finished,
-        duration_s=round(finished - started, 6),
+        duration_s=round(finished - started - waited, 6),
         paths=paths,
+        waited_s=round(waited, 6),
     )
     encoded = _json.encode(result)
     if settings.secrets:
@@ -225,16 +227,15 @@ async def run_trial(
     return result
 
 
-async def _take(slots: AgentSlots, wall_scope: anyio.CancelScope | None) -> None:
-    """Take an agent slot; the wall-clock limit stands still while the trial waits for one."""
+async def _take(slots: AgentSlots, wall_scope: anyio.CancelScope | None) -> float:
+    """Take an agent slot; the seconds waited for it, during which the wall-clock limit stands still."""
     if wall_scope is None:
-        await slots.take()
-        return
+        return await slots.take()
     # Moved once, to its final value: a deadline set in the past, even for a moment, cancels the scope.
     deadline, wall_scope.deadline = wall_scope.deadline, math.inf
     since = anyio.current_time()
     try:
-        await slots.take()
+        return await slots.take()
     finally:
         wall_scope.deadline = deadline + (anyio.current_time() - since)
 

@@ -50,19 +50,22 @@ async def test_a_free_slot_does_not_let_other_tasks_run_first() -> None:
 
 
 @pytest.mark.anyio
-async def test_taking_waits_for_a_slot_to_be_given_back() -> None:
+async def test_taking_waits_for_a_slot_to_be_given_back_and_says_how_long() -> None:
     slots = AgentSlots(1)
     order: list[str] = []
+    waits: list[float] = []
 
     async def second() -> None:
-        await slots.take()
+        waits.append(await slots.take())
         order.append("second takes")
         slots.give()
 
-    await slots.take()
+    waits.append(await slots.take())
     async with anyio.create_task_group() as tg:
         tg.start_soon(second)
         await anyio.sleep(0.2)
         order.append("first gives")
         slots.give()
     assert order == ["first gives", "second takes"]
+    assert waits[0] == 0.0  # a free slot: exactly nothing, not a few microseconds
+    assert 0.15 < waits[1] < 5.0
