@@ -159,7 +159,6 @@ async def test_waiting_for_an_agent_slot_does_not_count_against_the_wall_clock_l
     assert result.duration_s == pytest.approx(
         result.finished_at - result.started_at - result.waited_s, abs=1e-5
     )
-    assert result.duration_s < 0.35
 
 
 def test_the_trial_dir_is_the_key_below_the_run_dirs_trials_folder(tmp_path: Path) -> None:
