@@ -154,8 +154,8 @@ async def test_waiting_for_an_agent_slot_does_not_count_against_the_wall_clock_l
     if status == "errored":
         assert result.error_class == "timeout"
     # The wait is recorded apart from the trial's duration, which is its own time only.
-    assert result.waited_s >= 0.35
-    assert result.finished_at - result.started_at >= 0.4
+    assert result.waited_s >= 0.3
+    assert result.finished_at - result.started_at >= 0.35
     assert result.duration_s == pytest.approx(
         result.finished_at - result.started_at - result.waited_s, abs=1e-5
     )
