@@ -133,6 +133,7 @@ async def test_waiting_for_an_agent_slot_does_not_count_against_the_wall_clock_l
     suite = load_suite(tmp_path / "evals")
     plan = build_plan(suite, providers=("stub",), conditions=("none",))
     (item,) = (i for i in plan.items if i.case_id == "slow")
+    (case,) = (c for c in suite.cases if c.id == "slow")
     (tmp_path / "run").mkdir()
     settings = trial.TrialSettings(run_dir=str(tmp_path / "run"), run_id="r")
     slots = AgentSlots(1)
@@ -146,7 +147,7 @@ async def test_waiting_for_an_agent_slot_does_not_count_against_the_wall_clock_l
     async with anyio.create_task_group() as tg:
         await tg.start(hold)
         started = anyio.current_time()
-        result = await trial.run_trial(suite, suite.cases[0], item, Sleepy(answer_s), settings, slots=slots)
+        result = await trial.run_trial(suite, case, item, Sleepy(answer_s), settings, slots=slots)
         waited = anyio.current_time() - started
     assert waited >= 0.4
     # The limit still holds for the trial's own time: an answer slower than 0.2 s times out after the wait.
