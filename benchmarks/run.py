@@ -252,29 +252,34 @@ def stub_pipeline(opts: Options) -> list[tuple[str, str]]:
     inspect_ai with less memory). Runs alternate between the two so both see the same machine load."""
     peer = _inspect_version()
     rows: list[tuple[str, str]] = []
-    for trials in (1_000, 20_000):
-        runs = opts.repeat if trials <= 1_000 else opts.large_repeat
-        ours: list[Measured] = []
-        theirs: list[Measured] = []
-        with tempfile.TemporaryDirectory(dir=_scratch()) as tmp:
-            suite = _generated_suite(Path(tmp) / "evals", trials // 4)
+    # One scratch dir for everything, removed at the end: on a filesystem where creating files is slow for
+    # minutes after mass deletions (see BENCHMARKS.md, "Machine"), deleting the 1,000-trial outputs would
+    # slow the 20,000-trial runs. The disk floor goes first, so it sees the same disk as the runs after it.
+    with tempfile.TemporaryDirectory(dir=_scratch()) as scratch:
+        for trials in (1_000, 20_000):
+            runs = opts.repeat if trials <= 1_000 else opts.large_repeat
+            ours: list[Measured] = []
+            theirs: list[Measured] = []
+            tmp = Path(scratch) / f"{trials}"
+            tmp.mkdir()
+            suite = _generated_suite(tmp / "evals", trials // 4)
+            floor = _disk_floor(tmp / "floor", trials)
             for i in range(runs):
                 _progress(f"{trials:,} trials, run {i + 1} of {runs}: skillgym")
-                ours.append(_skillgym_stub(suite, Path(tmp) / "runs"))
+                ours.append(_skillgym_stub(suite, tmp / "runs"))
                 if peer:
                     _progress(f"{trials:,} trials, run {i + 1} of {runs}: inspect_ai")
-                    theirs.append(_inspect_mock(trials, Path(tmp) / f"inspect-{i}"))
-            floor = _disk_floor(Path(tmp) / "floor", trials)
+                    theirs.append(_inspect_mock(trials, tmp / f"inspect-{i}"))
             in_memory = _in_memory(suite, trials) if trials > 1_000 else None
-        rows.append((f"skillgym stub pipeline, {trials:,} trials", _figures(ours)))
-        rows.append((f"  disk floor at {trials:,}", floor))
-        if in_memory is not None:
-            rows.append((f"  skillgym at {trials:,}, output on tmpfs", in_memory))
-        if peer:
-            rows.append((f"inspect_ai {peer} mockllm, {trials:,} samples", _figures(theirs)))
-            rows.append((f"  ratio at {trials:,}", _ratio(ours, theirs)))
-        else:
-            rows.append((f"inspect_ai, {trials:,} samples", "not installed here: run `nox -s bench`"))
+            rows.append((f"skillgym stub pipeline, {trials:,} trials", _figures(ours)))
+            rows.append((f"  disk floor at {trials:,}", floor))
+            if in_memory is not None:
+                rows.append((f"  skillgym at {trials:,}, output on tmpfs", in_memory))
+            if peer:
+                rows.append((f"inspect_ai {peer} mockllm, {trials:,} samples", _figures(theirs)))
+                rows.append((f"  ratio at {trials:,}", _ratio(ours, theirs)))
+            else:
+                rows.append((f"inspect_ai, {trials:,} samples", "not installed here: run `nox -s bench`"))
     return rows
 
 
