@@ -196,19 +196,14 @@ def process_group_alive(pgid: int) -> bool:
     return False
 
 
-def find_processes_with_env(key: str, value: str) -> list[int]:
-    """PIDs, ascending, of this user's running processes whose environment holds ``key=value``.
+def processes_by_env(key: str, values: Iterable[str]) -> dict[str, list[int]]:
+    """This user's running processes whose environment holds ``key=<one of values>``, in one pass over
+    ``/proc``: value -> PIDs, ascending (values no process holds are absent).
 
     The environment is the one each process was started with (``/proc/PID/environ``); this process is
     never listed. Processes of other users and processes that exit mid-scan are skipped. Without
-    ``/proc`` (not Linux) the list is empty.
+    ``/proc`` (not Linux) the answer is empty.
     """
-    return processes_by_env(key, (value,)).get(value, [])
-
-
-def processes_by_env(key: str, values: Iterable[str]) -> dict[str, list[int]]:
-    """Like ``find_processes_with_env`` for several values of ``key`` in one pass over ``/proc``:
-    value -> PIDs, ascending (values no process holds are absent)."""
     if not key or "=" in key:
         raise ValueError(f"environment variable name {key!r} must be non-empty and contain no '='")
     wanted = {os.fsencode(value): value for value in values}

@@ -20,7 +20,6 @@ from skillgym.errors import SkillgymError
 from skillgym.process import (
     MAX_LINE_BYTES,
     ProcessStartError,
-    find_processes_with_env,
     kill_pids,
     kill_process_group,
     process_group_alive,
@@ -46,7 +45,7 @@ def trial_env() -> Iterator[dict[str, str]]:
     """The test runner's environment tagged with a fresh trial id; leftovers are killed even on failure."""
     trial_id = f"test-process-{uuid.uuid4()}"
     yield {**os.environ, TRIAL_KEY: trial_id}
-    for pid in find_processes_with_env(TRIAL_KEY, trial_id):
+    for pid in processes_by_env(TRIAL_KEY, [trial_id]).get(trial_id, []):
         os.kill(pid, signal.SIGKILL)
 
 
@@ -405,18 +404,17 @@ async def test_daemon_that_left_the_group_is_found_by_env_and_killed(
     assert os.getpgid(daemon) != result.pid
 
     trial_id = trial_env[TRIAL_KEY]
-    found = find_processes_with_env(TRIAL_KEY, trial_id)
-    assert found == [daemon]
-    assert find_processes_with_env(TRIAL_KEY, trial_id + "-other") == []
-    assert find_processes_with_env(TRIAL_KEY, "") == []
+    assert processes_by_env(TRIAL_KEY, [trial_id]) == {trial_id: [daemon]}
+    assert processes_by_env(TRIAL_KEY, [trial_id + "-other"]) == {}
+    assert processes_by_env(TRIAL_KEY, [""]) == {}
     # One pass for several values: each value maps to its own processes; prefixes do not match.
-    both = processes_by_env(TRIAL_KEY, [trial_id, trial_id[:-1], "unknown"])
-    assert both == {trial_id: [daemon]}
+    assert processes_by_env(TRIAL_KEY, [trial_id, trial_id[:-1], "unknown"]) == {trial_id: [daemon]}
+    found = [daemon]
     with anyio.fail_after(SAFETY_S):
         survivors = await kill_pids(found, grace_s=5)
     assert survivors == []
     assert not running(daemon)
-    assert find_processes_with_env(TRIAL_KEY, trial_id) == []
+    assert processes_by_env(TRIAL_KEY, [trial_id]) == {}
 
 
 async def test_kill_process_group_escalates_to_sigkill(tmp_path: Path, trial_env: dict[str, str]) -> None:
@@ -450,11 +448,11 @@ async def test_kill_helpers_refuse_our_own_group_and_process() -> None:
         await kill_pids([-1])
 
 
-def test_find_processes_with_env_rejects_bad_names() -> None:
+def test_processes_by_env_rejects_bad_names() -> None:
     with pytest.raises(ValueError, match="contain no '='"):
-        find_processes_with_env("A=B", "x")
+        processes_by_env("A=B", ["x"])
     with pytest.raises(ValueError, match="non-empty"):
-        find_processes_with_env("", "x")
+        processes_by_env("", ["x"])
 
 
 async def test_many_children_run_at_once_without_a_thread_each(
