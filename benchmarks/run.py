@@ -15,6 +15,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -363,8 +364,6 @@ def concurrency(opts: Options) -> list[tuple[str, str]]:
 def _agent_floor(argv: list[str], cwd: Path, trials: int = 400, concurrency: int = 50) -> float:
     """What the agent alone costs on this machine: ``trials`` runs of ``argv``, ``concurrency`` at a time,
     from plain threads that write the prompt and read the answer, with no workspace, events or grading."""
-    import threading
-
     pending = iter(range(trials))
     lock = threading.Lock()
 
