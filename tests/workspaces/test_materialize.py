@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+import os
 import stat
+import threading
+import time
 from pathlib import Path
 
+import anyio
 import pytest
 
 from skillgym.model import Command
-from skillgym.workspaces import EnvironmentSetupError, Materialized, TrialLayout, materialize
+from skillgym.workspaces import (
+    EnvironmentSetupError,
+    Materialized,
+    TrialLayout,
+    layout_for,
+    materialize,
+    remove_tree,
+)
 
 from .support import install, make_case, make_condition, make_preset, make_suite, trial_env
 
@@ -59,6 +70,40 @@ async def test_the_callers_first_step_runs_before_the_dirs_and_its_error_is_not_
     # Not an EnvironmentSetupError: a vanished run directory stops the run, not just this trial.
     with pytest.raises(FileNotFoundError, match="removed"):
         await build(layout, suite_root, first=gone)
+
+
+async def test_many_setups_at_once_take_turns_in_the_order_they_asked(
+    tmp_path: Path, suite_root: Path
+) -> None:
+    # Fifty setups given a thread each all finish late; taking turns, the first is ready at once.
+    cores = max(2, os.cpu_count() or 1)
+    lock = threading.Lock()
+    inside: list[int] = []
+    entered: list[int] = []
+    most = 0
+
+    def first(number: int) -> None:
+        nonlocal most
+        with lock:
+            inside.append(number)
+            entered.append(number)
+            most = max(most, len(inside))
+        time.sleep(0.02)
+        with lock:
+            inside.remove(number)
+
+    layouts = [layout_for(tmp_path / "run" / f"trial-{n}") for n in range(3 * cores)]
+    try:
+        async with anyio.create_task_group() as tg:
+            for number, each in enumerate(layouts):
+                tg.start_soon(lambda n=number, at=each: build(at, suite_root, first=lambda: first(n)))
+                await anyio.sleep(0)  # each asks in turn
+    finally:
+        for each in layouts:
+            remove_tree(Path(each.tmux_tmpdir))
+    assert most == cores
+    # Turns are handed out in order; two that get theirs together may start in either order.
+    assert all(abs(place - number) < cores for place, number in enumerate(entered))
 
 
 async def test_a_retried_trial_starts_from_a_clean_workspace(layout: TrialLayout, suite_root: Path) -> None:
