@@ -174,8 +174,10 @@ async def run_trial(
         )
     status: Status = "errored" if error else ("passed" if graded is not None and graded.passed else "failed")
     keep = settings.keep_workspaces or status != "passed"
+    # What cleanup could not undo (a process that outlived SIGKILL) is worth a warning, never a failure.
+    warnings = [*outcome.warnings] if outcome else []
     if isolated:
-        await _clean_up(layout, trial_id, folder, settings, keep=keep)
+        warnings += await _clean_up(layout, trial_id, folder, settings, keep=keep)
     trace = outcome.trace if outcome else None
     if trace is not None and trace.usage is not None:
         trace = msgspec.structs.replace(trace, usage=with_total(trace.usage))
@@ -210,7 +212,7 @@ async def run_trial(
         error_message=scrub(error[1], settings.secrets) if error else None,
         grade=graded,
         usage=trace.usage if trace else None,
-        warnings=tuple(scrub(w, settings.secrets) for w in outcome.warnings) if outcome else (),
+        warnings=tuple(scrub(w, settings.secrets) for w in warnings),
         started_at=started,
         finished_at=finished,
         duration_s=round(finished - started - waited, 6),
@@ -242,11 +244,13 @@ async def _take(slots: AgentSlots, wall_scope: anyio.CancelScope | None) -> floa
 
 async def _clean_up(
     layout: TrialLayout, trial_id: str, folder: str, settings: TrialSettings, *, keep: bool
-) -> None:
+) -> tuple[str, ...]:
+    """Stop what the trial left running and remove its files; the problems cleanup could not fix."""
     with anyio.CancelScope(shield=True):
-        await cleanup(layout, trial_id=trial_id, keep_workspace=keep)
+        report = await cleanup(layout, trial_id=trial_id, keep_workspace=keep)
         if settings.secrets:  # streams, logs and kept workspaces may hold what the agent echoed
             await anyio.to_thread.run_sync(scrub_tree, folder, settings.secrets)
+    return report.problems
 
 
 def _request(

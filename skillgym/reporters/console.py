@@ -32,6 +32,9 @@ def _outcome_line(result: TrialResult) -> Text:
     elif result.status == "failed" and result.grade is not None and result.grade.reasons:
         more = len(result.grade.reasons) - 1
         text.append(f"  {result.grade.reasons[0]}" + (f" (+{more} more)" if more else ""))
+    for warning in result.warnings:  # not a failure, but nothing the user should have to dig for
+        text.append("\n      warning: ", style="yellow")
+        text.append(warning)
     return text
 
 
@@ -94,6 +97,7 @@ class ConsoleReporter:
         self._last_line = time.monotonic()
         self._done = 0
         self._total = 0
+        self._warned = 0  # trials that finished with warnings
 
     async def on_event(self, event: Event) -> None:
         if isinstance(event, RunStart):
@@ -121,6 +125,7 @@ class ConsoleReporter:
             self._running.started.pop(result.key, None)
             self._lanes.setdefault(result.lane, Counter())[result.status] += 1
             self._done += 1
+            self._warned += bool(result.warnings)
             if result.lane in self._tasks:
                 self._progress.advance(self._tasks[result.lane])
             self._emit(_outcome_line(result))
@@ -138,6 +143,8 @@ class ConsoleReporter:
                 for lane, t in self._lanes.items()
             }
             self.console.print(summary_table(lanes, event.counts))
+            if self._warned:
+                self._say(f"{self._warned} trial(s) finished with warnings (shown above, and in result.json)")
             if event.interrupted:
                 self._say(
                     "interrupted: finished trials are kept; continue with skillgym run --resume RUN_DIR"

@@ -34,7 +34,7 @@ def _result(key: str, status: str, **extra: object) -> TrialResult:
     )
 
 
-def _run() -> list[Event]:
+def _run(*, warnings: tuple[str, ...] = ()) -> list[Event]:
     start = RunStart(
         run_id="r1",
         at=0.0,
@@ -51,7 +51,9 @@ def _run() -> list[Event]:
         total_trials=2,
         skill_hash="h",
     )
-    ok = _result("prompt/a/none/stub/trial-1", "passed", grade=Grade(passed=True, score=1.0))
+    ok = _result(
+        "prompt/a/none/stub/trial-1", "passed", grade=Grade(passed=True, score=1.0), warnings=warnings
+    )
     bad = _result(
         "prompt/b/none/stub/trial-1",
         "failed",
@@ -93,8 +95,8 @@ def _run() -> list[Event]:
     ]
 
 
-async def _feed(reporter: ConsoleReporter) -> None:
-    for event in _run():
+async def _feed(reporter: ConsoleReporter, *, warnings: tuple[str, ...] = ()) -> None:
+    for event in _run(warnings=warnings):
         await reporter.on_event(event)
     await reporter.finish()
 
@@ -126,6 +128,21 @@ async def test_plain_mode_prints_one_line_per_meaningful_event_then_the_summary(
         *SUMMARY,
         "report: runs/r1/report.md",
     ]
+
+
+@pytest.mark.anyio
+async def test_a_trials_warnings_follow_its_line_and_are_counted_at_the_end() -> None:
+    buffer = io.StringIO()
+    reporter = ConsoleReporter(Console(file=buffer, force_terminal=False, width=200, color_system=None))
+    stale = "cassette recorded for fingerprint aaa, case is now bbb: re-record with --record (x.jsonl)"
+    await _feed(reporter, warnings=(stale, "processes [42] survived SIGKILL"))
+    lines = [line.rstrip() for line in buffer.getvalue().splitlines()]
+    at = lines.index("PASS  prompt/a/none/stub/trial-1  1.5s  score 1.00")
+    assert lines[at + 1 : at + 3] == [
+        f"      warning: {stale}",
+        "      warning: processes [42] survived SIGKILL",
+    ]
+    assert lines[-1] == "1 trial(s) finished with warnings (shown above, and in result.json)"
 
 
 @pytest.mark.anyio

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
 
 import anyio
+import msgspec
 import pytest
 
 from skillgym import trial
@@ -15,6 +17,8 @@ from skillgym.plan import build_plan
 from skillgym.providers.base import Detection, ProviderRequest, ProviderResult
 from skillgym.slots import AgentSlots
 from skillgym.trace import Trace
+from skillgym.workspaces import TrialLayout
+from skillgym.workspaces.cleanup import CleanupReport
 
 
 @pytest.fixture
@@ -160,6 +164,43 @@ async def test_waiting_for_an_agent_slot_does_not_count_against_the_wall_clock_l
     assert result.duration_s == pytest.approx(
         result.finished_at - result.started_at - result.waited_s, abs=1e-5
     )
+
+
+class Warned(Sleepy):
+    """An agent-running stand-in whose answer comes with a warning, as a stale cassette's does."""
+
+    runs_agent = True
+
+    async def invoke(self, request: ProviderRequest) -> ProviderResult:
+        return ProviderResult(ok=True, trace=Trace(final_text="done"), warnings=("cassette is stale",))
+
+
+@pytest.mark.anyio
+async def test_what_cleanup_could_not_undo_joins_the_providers_warnings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A process that outlives SIGKILL (uninterruptible sleep) cannot be made on demand: cleanup runs for
+    # real and then reports one, as it would.
+    real = trial.cleanup
+
+    async def cleanup(layout: TrialLayout, *, trial_id: str, keep_workspace: bool) -> CleanupReport:
+        done = await real(layout, trial_id=trial_id, keep_workspace=keep_workspace)
+        return msgspec.structs.replace(done, survivors=(42,), problems=("processes [42] survived SIGKILL",))
+
+    monkeypatch.setattr(trial, "cleanup", cleanup)
+    (tmp_path / "evals").mkdir()
+    (tmp_path / "evals" / "cases.py").write_text(WALL_SUITE)
+    suite = load_suite(tmp_path / "evals")
+    plan = build_plan(suite, providers=("stub",), conditions=("none",))
+    (item,) = (i for i in plan.items if i.case_id == "unlimited")
+    (case,) = (c for c in suite.cases if c.id == "unlimited")
+    (tmp_path / "run").mkdir()
+    settings = trial.TrialSettings(run_dir=str(tmp_path / "run"), run_id="r")
+    result = await trial.run_trial(suite, case, item, Warned(), settings)
+    assert result.status == "passed"  # never a failure
+    assert result.warnings == ("cassette is stale", "processes [42] survived SIGKILL")
+    written = json.loads((tmp_path / "run" / result.paths.result).read_text())
+    assert written["warnings"] == list(result.warnings)
 
 
 def test_the_trial_dir_is_the_key_below_the_run_dirs_trials_folder(tmp_path: Path) -> None:
