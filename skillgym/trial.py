@@ -17,6 +17,7 @@ import msgspec
 
 from .files import write_atomic
 from .grading import GradeContext, grade
+from .grading.verifiers import VerifierError
 from .model import Case, DogfoodCase, Suite
 from .plan import WorkItem
 from .prompts import build_prompt
@@ -325,6 +326,8 @@ async def _grade(
     )
     try:
         return await grade(case, outcome.trace, context)
+    except VerifierError as exc:  # the suite's verifier is broken: not a verdict on the agent
+        raise _GraderError(f"case {case.id!r}: {exc}") from exc
     except Exception as exc:
         raise _GraderError(f"grader crashed on case {case.id!r}: {type(exc).__name__}: {exc}") from exc
 

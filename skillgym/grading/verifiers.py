@@ -1,7 +1,12 @@
-"""Verifiers judge real effects (files, fixture logs, exit codes, tmux servers); a crash is a failed check."""
+"""Verifiers judge real effects (files, fixture logs, exit codes, tmux servers).
+
+A verifier that cannot give a verdict (it raised, exited, cannot be imported or returned nonsense) is the
+suite's bug, not the agent's failure: it raises ``VerifierError`` and the trial becomes a grader-error.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import importlib
 import inspect
@@ -9,7 +14,8 @@ import os
 import shlex
 import stat
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -32,7 +38,7 @@ from .artifacts import PathEscapeError, find_artifacts, inside, judge_artifacts
 from .context import GradeContext
 from .patterns import compile_pattern, show_pattern
 
-__all__ = ("run_verifier", "run_verifiers")
+__all__ = ("VerifierError", "run_verifier", "run_verifiers")
 
 # Larger files are judged on their first part: a verifier reads evidence, not bulk data.
 MAX_READ_BYTES: Final = 16 * 1024 * 1024
@@ -46,6 +52,10 @@ _NO_SERVER: Final = (
 )
 
 _Verdict = tuple[bool, str]
+
+
+class VerifierError(Exception):
+    """A verifier gave no verdict; the message names it and says what went wrong."""
 
 
 class _LogRecord(msgspec.Struct):
@@ -82,7 +92,10 @@ async def _file_contains(v: FileContains, ctx: GradeContext) -> _Verdict:
     path, problem = _workspace_file(ctx, v.path)
     if path is None:
         return False, problem
-    text = await anyio.to_thread.run_sync(_read_text, path)
+    try:  # what the agent left may be unreadable: its doing, so a failed check, not a broken verifier
+        text = await anyio.to_thread.run_sync(_read_text, path)
+    except OSError as exc:
+        return False, f"cannot read {v.path}: {exc.strerror or exc}"
     match = compile_pattern(v.pattern).search(text)
     if match is None:
         return False, f"{v.path} does not contain {show_pattern(v.pattern)}"
@@ -100,7 +113,10 @@ async def _fixture_log(v: FixtureLogContains, ctx: GradeContext) -> _Verdict:
     path = Path(ctx.fixture_log_dir) / f"{v.fixture}.jsonl"
     if not path.is_file():
         return False, f"the fixture never ran (no log at {path})"
-    text = await anyio.to_thread.run_sync(_read_text, path)
+    try:
+        text = await anyio.to_thread.run_sync(_read_text, path)
+    except OSError as exc:
+        return False, f"cannot read the {v.fixture} log {path}: {exc.strerror or exc}"
     records: list[_LogRecord] = []
     broken = 0
     for line in text.splitlines():
@@ -241,8 +257,8 @@ def _interpret(target: str, result: object) -> _Verdict:
         and isinstance(result[1], str)
     ):
         return result[0], result[1] or f"{target} returned {result[0]}"
-    return False, (
-        f"{target} returned {type(result).__name__} {_clip(repr(result))}; "
+    raise VerifierError(
+        f"custom verifier {target} returned {type(result).__name__} {_clip(repr(result))}; "
         "return a bool, a (bool, message) tuple or a CheckOutcome"
     )
 
@@ -265,26 +281,58 @@ async def _custom(v: CustomVerifier, ctx: GradeContext) -> _Verdict:
     try:
         module = _import_from_suite(module_name, ctx.suite_root)
     except Exception as exc:
-        return False, (
+        raise VerifierError(
             f"cannot import module {module_name!r} of custom verifier {v.target!r}: "
-            f"{type(exc).__name__}: {exc}; "
-            "make it importable (is its folder on sys.path?)"
-        )
+            f"{type(exc).__name__}: {exc}; make it importable (a module beside the suite's case files is)"
+        ) from exc
     function = getattr(module, function_name, None)
     if not callable(function):
-        return (
-            False,
-            f"module {module_name!r} has no function {function_name!r} (custom verifier {v.target!r})",
+        raise VerifierError(
+            f"module {module_name!r} has no function {function_name!r} (custom verifier {v.target!r})"
         )
     config: dict[str, Any] = dict(v.config)  # a copy: the function must not change the case
-    if inspect.iscoroutinefunction(function):
-        result = await function(ctx, config)
-    else:
-        # In a worker thread, so a slow synchronous check does not stall other trials.
-        result = await anyio.to_thread.run_sync(function, ctx, config)
-    if inspect.isawaitable(result):
-        result = await result
+    try:
+        if inspect.iscoroutinefunction(function):
+            result = await function(ctx, config)
+        else:
+            result = await _in_own_thread(function, ctx, config)
+        if inspect.isawaitable(result):
+            result = await result
+    except SystemExit as exc:  # user code must not end the run
+        raise VerifierError(f"custom verifier {v.target!r} called sys.exit({exc.code!r})") from exc
     return _interpret(v.target, result)
+
+
+async def _in_own_thread(function: Callable[..., object], *args: object) -> object:
+    """``function(*args)`` in a daemon thread of its own, abandoned if the trial is cancelled or times out.
+
+    A slow synchronous check must not stall other trials, and one that blocks for good must neither hold
+    its trial past the case's wall-clock limit nor keep skillgym from exiting (a worker thread can be
+    neither interrupted nor left behind at exit).
+    """
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[object] = loop.create_future()
+
+    def settle(outcome: object, error: BaseException | None) -> None:
+        if done.done():  # abandoned meanwhile
+            return
+        if error is not None:
+            done.set_exception(error)
+        else:
+            done.set_result(outcome)
+
+    def body() -> None:
+        error: BaseException | None = None
+        outcome: object = None
+        try:
+            outcome = function(*args)
+        except BaseException as exc:  # SystemExit included: it is reported, not obeyed
+            error = exc
+        with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits for this verdict
+            loop.call_soon_threadsafe(settle, outcome, error)
+
+    threading.Thread(target=body, name="skillgym custom verifier", daemon=True).start()
+    return await done
 
 
 async def _judge(verifier: Verifier, ctx: GradeContext) -> _Verdict:
@@ -307,11 +355,13 @@ async def _judge(verifier: Verifier, ctx: GradeContext) -> _Verdict:
 
 
 async def run_verifier(verifier: Verifier, ctx: GradeContext) -> CheckOutcome:
-    """Judge one verifier; any exception inside it becomes a failed outcome ("verifier crashed: ...")."""
+    """Judge one verifier; raises ``VerifierError`` (naming it) when it gives no verdict."""
     try:
         passed, message = await _judge(verifier, ctx)
+    except VerifierError as exc:
+        raise VerifierError(f"verifier {verifier.id!r}: {exc}") from exc
     except Exception as exc:
-        passed, message = False, f"verifier crashed: {type(exc).__name__}: {exc}"
+        raise VerifierError(f"verifier {verifier.id!r} crashed: {type(exc).__name__}: {exc}") from exc
     return CheckOutcome(
         id=verifier.id, kind="verifier", required=verifier.required, passed=passed, message=message
     )

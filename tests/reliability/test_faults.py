@@ -195,3 +195,56 @@ def test_a_workspace_that_cannot_be_removed_is_a_warning_naming_it(
     finally:
         for stuck in (root.parent / "runs").glob("*/trials/prompt/case-0/*/*/*/workspace/stuck.txt"):
             subprocess.run(["chattr", "-i", stuck], check=False)
+
+
+BROKEN_CHECKS = {
+    "cases.py": """
+        from skillgym import execution_case
+
+        for name in ("leaves", "blocks", "fine"):
+            with execution_case(name) as c:
+                c.category("session")
+                c.task("make done.txt")
+                c.budget(timeout_s=30, max_wall_clock_s=4)
+                with c.assertions() as a:
+                    a.custom(f"_checks:{name}")
+    """,
+    "_checks.py": """
+        import sys, time
+
+        def leaves(ctx, config):
+            sys.exit(3)
+
+        def blocks(ctx, config):
+            time.sleep(60)
+            return True
+
+        def fine(ctx, config):
+            return True
+    """,
+}
+
+
+def test_a_broken_verifier_is_a_grader_error_and_the_run_goes_on(suite_dir: SuiteDir, tmp_path: Path) -> None:
+    # One calls sys.exit, one blocks for a minute in plain Python: neither may end or stall the run.
+    root = suite_dir(BROKEN_CHECKS)
+    agent = _agent(tmp_path, 'print(json.dumps({"type": "result", "text": "done"}))\n')
+    started = time.monotonic()
+    proc = run_agent(root, agent, "--condition", "none", "--concurrency", "1")
+    assert time.monotonic() - started < 40
+    assert proc.returncode == 1, proc.stderr
+    (run_dir,) = (root.parent / "runs").iterdir()
+    assert (run_dir / "report.md").is_file()
+
+    def result(case: str) -> dict[str, object]:
+        path = run_dir / f"trials/execution/{case}/none/command/trial-1/result.json"
+        data: dict[str, object] = json.loads(path.read_text())
+        return data
+
+    leaves = result("leaves")
+    assert (leaves["status"], leaves["error_class"]) == ("errored", "grader-error")
+    assert "custom verifier '_checks:leaves' called sys.exit(3)" in str(leaves["error_message"])
+    blocks = result("blocks")
+    assert (blocks["status"], blocks["error_class"]) == ("errored", "timeout")
+    assert "max_wall_clock_s of 4s" in str(blocks["error_message"])
+    assert result("fine")["status"] == "passed"
