@@ -6,6 +6,7 @@ drive a real process that hangs, crashes or prints garbage.
 
 from __future__ import annotations
 
+import os
 import shlex
 import shutil
 import time
@@ -46,17 +47,27 @@ class CommandProvider:
     passthrough_env: tuple[str, ...] = ()
 
     def __init__(self, argv: Sequence[str]) -> None:
-        self.argv = tuple(argv)
+        program, *args = argv
+        # The agent runs in each trial's workspace: a path like ./agent.sh means the one beside the user.
+        if "/" in program:
+            program = os.path.abspath(program)
+        self.argv = (program, *args)
 
     async def detect(self) -> Detection:
         program = self.argv[0]
-        found = shutil.which(program) if "/" not in program else (program if Path(program).exists() else None)
-        if found is None:
-            return Detection(
-                provider=self.name,
-                available=False,
-                problem=f"agent command {program!r} was not found on PATH; check --agent-command",
+        problem = None
+        if "/" not in program:
+            if shutil.which(program) is None:
+                problem = f"agent command {program!r} was not found on PATH; check --agent-command"
+        elif not os.path.isfile(program):
+            problem = f"agent command {program} does not exist; check --agent-command"
+        elif not os.access(program, os.X_OK):
+            problem = (
+                f"agent command {program} is not executable: chmod +x it, or name its interpreter "
+                f"(--agent-command 'sh {program}')"
             )
+        if problem is not None:
+            return Detection(provider=self.name, available=False, problem=problem)
         return Detection(provider=self.name, available=True, version=None, default_model=None)
 
     async def invoke(self, request: ProviderRequest) -> ProviderResult:

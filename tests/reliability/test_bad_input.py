@@ -245,6 +245,16 @@ CORPUS: dict[str, Bad] = {
     "unknown-reporter": Bad({}, (*RUN, "--reporter", "html"), ("'html'", "console, jsonl, junit, final")),
     "jsonl-without-output": Bad({}, (*RUN, "--reporter", "jsonl"), ("--reporter-output",)),
     "command-without-agent": Bad({}, ("run", "--provider", "command"), ("--agent-command",)),
+    "agent-not-executable": Bad(
+        {"agent.sh": "echo hi\n"},
+        ("run", "--provider", "command", "--agent-command", "{suite}/agent.sh"),
+        ("agent.sh is not executable", "chmod +x", "'sh "),
+    ),
+    "agent-missing-relative": Bad(
+        {},
+        ("run", "--provider", "command", "--agent-command", "./evals/agent.sh"),
+        ("evals/agent.sh does not exist", "check --agent-command"),
+    ),
     "bad-replay-source": Bad({}, ("run", "--replay-source", "claude"), ("'claude'", "provider/model")),
     "baseline-not-a-report": Bad(
         {"notes.json": '{"hello": 1}'},

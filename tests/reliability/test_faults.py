@@ -248,3 +248,14 @@ def test_a_broken_verifier_is_a_grader_error_and_the_run_goes_on(suite_dir: Suit
     assert (blocks["status"], blocks["error_class"]) == ("errored", "timeout")
     assert "max_wall_clock_s of 4s" in str(blocks["error_message"])
     assert result("fine")["status"] == "passed"
+
+
+def test_a_relative_agent_path_is_the_one_where_skillgym_runs(suite_dir: SuiteDir) -> None:
+    # The agent runs in each trial's workspace; ./agent.sh still means the script beside the user.
+    root = suite_dir(SUITE)
+    script = root.parent / "agent.sh"
+    script.write_text('#!/bin/sh\ncat >/dev/null\necho \'{"type": "result", "text": "I would wait"}\'\n')
+    script.chmod(0o755)
+    proc = run_agent(root, "./agent.sh", "--case", "case-0", "--condition", "none")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert _result(root)["status"] == "passed"
