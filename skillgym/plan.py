@@ -75,6 +75,8 @@ def build_plan(
     for lane in chosen_lanes:
         for case in (c for c in cases if c.lane == lane):
             items.extend(_expand(case, chosen_conditions, chosen_providers, model, trials))
+    if not items:
+        raise UsageError(_nothing_to_run(suite, lanes, conditions, case_ids))
     used_presets = {i.workspace for i in items}
     return Plan(
         suite=suite.root,
@@ -86,6 +88,28 @@ def build_plan(
         trials=trials,
         items=tuple(items),
         presets=tuple(p for p in suite.presets if p.id in used_presets),
+    )
+
+
+def _nothing_to_run(
+    suite: Suite, lanes: Sequence[str], conditions: Sequence[str], case_ids: Sequence[str]
+) -> str:
+    """Why a plan is empty, for a run that would otherwise pass having run nothing."""
+    if not suite.cases:
+        return f"the suite {suite.root} has no cases: add a case file (skillgym list shows what it finds)"
+    given = [
+        f"{flag} {' '.join(values)}"
+        for flag, values in (("--lane", lanes), ("--condition", conditions), ("--case", case_ids))
+        if values
+    ]
+    named = [c for c in suite.cases if c.id in case_ids]
+    where = "".join(
+        f"; case {c.id!r} is in the {c.lane} lane under {', '.join(c.conditions) or 'every condition'}"
+        for c in named
+    )
+    return (
+        f"nothing to run: no case matches {' and '.join(given)}{where}; "
+        "change the filters (skillgym list shows every case, its lane and conditions)"
     )
 
 

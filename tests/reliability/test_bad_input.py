@@ -241,6 +241,9 @@ CORPUS: dict[str, Bad] = {
         {}, (*RUN, "--lane", "promt"), ("'promt'", "valid lanes: prompt, execution, dogfood")
     ),
     "unknown-case": Bad({}, (*RUN, "--case", "nope"), ("'nope'", "valid case ids: ok")),
+    "filters-select-nothing": Bad(
+        {}, (*RUN, "--lane", "execution", "--case", "ok"), ("nothing to run", "'ok' is in the prompt lane")
+    ),
     "unknown-provider": Bad({}, ("run", "--provider", "gpt4"), ("'gpt4'", "valid providers")),
     "unknown-reporter": Bad({}, (*RUN, "--reporter", "html"), ("'html'", "console, jsonl, junit, final")),
     "jsonl-without-output": Bad({}, (*RUN, "--reporter", "jsonl"), ("--reporter-output",)),
