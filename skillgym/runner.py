@@ -374,6 +374,7 @@ async def execute(
                 summary=finish.summary,
             )
         )
+    stop.restore_signals()  # the report is written: Ctrl-C may interrupt again
     if stop.output_error is not None:
         raise OutputError(
             f"the run directory stopped being writable during the run ({stop.output_error}); "
@@ -396,6 +397,17 @@ async def execute(
 class _Stop:
     interrupted = False
     output_error: str | None = None
+    handlers: dict[int, Any] | None = None  # the signal handlers to restore after the first Ctrl-C
+
+    def restore_signals(self) -> None:
+        for signum, handler in (self.handlers or {}).items():
+            signal.signal(signum, handler)
+        self.handlers = None
+
+
+_STOPPING = (
+    b"skillgym: stopping: ending the agents and writing the report; Ctrl-C again to quit without them\n"
+)
 
 
 async def _watch_signals(scope: anyio.CancelScope, stop: _Stop) -> None:
@@ -407,4 +419,14 @@ async def _watch_signals(scope: anyio.CancelScope, stop: _Stop) -> None:
         async for _ in received:
             stop.interrupted = True
             scope.cancel()
-            return
+            break
+    # Stopping takes a few seconds (agents get a grace period): a second Ctrl-C says so instead of
+    # losing the report; only a third quits at once.
+    stop.handlers = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
+
+    def second(signum: int, frame: object) -> None:
+        os.write(2, _STOPPING)
+        stop.restore_signals()
+
+    for signum in stop.handlers:
+        signal.signal(signum, second)

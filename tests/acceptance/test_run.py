@@ -356,6 +356,33 @@ def test_ctrl_c_stops_cleanly_with_130_and_keeps_finished_trials(suite_dir: Suit
     assert (run_dir / "report.md").read_text().count("Interrupted") == 1
 
 
+def test_a_second_ctrl_c_while_stopping_still_writes_the_report(suite_dir: SuiteDir, tmp_path: Path) -> None:
+    root = suite_dir(AGENT_SUITE)
+    agent = tmp_path / "agent.py"
+    # An agent that shrugs off SIGTERM makes stopping take the whole grace period before SIGKILL.
+    agent.write_text(
+        "import signal, sys, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nsys.stdin.read()\n"
+        "open('started', 'w').close()\ntime.sleep(300)\n"
+    )
+    runs = root.parent / "runs"
+    args = agent_run(root, f"{sys.executable} {agent}")
+    with running_cli(*args, "--concurrency", "2", cwd=root.parent) as child:
+        wait_for(
+            lambda: len(list(runs.glob("*/trials/prompt/*/none/command/trial-1/workspace/started"))) == 2,
+            timeout=60,
+            what="both agents to start",
+        )
+        child.send_signal(signal.SIGINT)
+        time.sleep(0.5)
+        child.send_signal(signal.SIGINT)  # impatient: the first one is still stopping the agents
+        out, err = child.communicate(timeout=60)
+    assert child.returncode == 130, (out, err)
+    assert "skillgym: stopping: ending the agents and writing the report" in err
+    (run_dir,) = runs.iterdir()
+    assert _events(run_dir)[-1]["type"] == "run.finish"
+    assert "Interrupted" in (run_dir / "report.md").read_text()
+
+
 @pytest.mark.parametrize("lane", ["prompt", "execution", "dogfood"])
 def test_example_suite_dry_runs_each_lane(lane: str) -> None:
     proc = run_cli("run", "--dry-run", "--lane", lane, cwd=REPO)
