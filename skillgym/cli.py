@@ -117,7 +117,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "list":
             return _list(args, out)
         if args.command == "report":
-            return _report(args, out)
+            return _report(args, out, err)
         if args.command == "snapshots":
             return snapshots_command(args, out, err)
         return _run(args, out)
@@ -156,10 +156,16 @@ def _list(args: argparse.Namespace, out: Console) -> int:
     return EXIT_OK
 
 
-def _report(args: argparse.Namespace, out: Console) -> int:
+def _report(args: argparse.Namespace, out: Console, err: Console) -> int:
     from .launch import rebuild_report
 
     report = rebuild_report(args.run_dir)
+    if report.baseline_problem is not None:
+        err.print(
+            f"skillgym: warning: baseline report {report.baseline_report} was not compared: "
+            f"{report.baseline_problem}. report.md says so.",
+            markup=False,
+        )
     c = report.counts
     out.print(f"rebuilt {args.run_dir / 'report.json'} and report.md from events.jsonl", markup=False)
     out.print(f"{c.total} trials: {c.passed} passed, {c.failed} failed, {c.errored} errored", markup=False)
@@ -225,7 +231,8 @@ def _run(args: argparse.Namespace, out: Console) -> int:
         record=args.record,
         replay_source=args.replay_source,
         agent_command=args.agent_command,
-        baseline_report=str(args.compare_baseline) if args.compare_baseline else None,
+        # Absolute: `skillgym report` rebuilds from any working directory and must find the same file.
+        baseline_report=str(args.compare_baseline.resolve()) if args.compare_baseline else None,
         argv=tuple(sys.argv),
         run_id=new_run_id(),
         secrets=secret_values(os.environ),

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
 import anyio
+import msgspec
 from rich.console import Console
 
 from .bus import Subscriber
@@ -131,11 +131,32 @@ def resume_run(
 
 
 def rebuild_report(run_dir: Path) -> Report:
-    """`skillgym report RUN_DIR`: report.json and report.md again, from events.jsonl alone."""
+    """`skillgym report RUN_DIR`: report.json and report.md again, from events.jsonl alone.
+
+    A baseline that is gone (or unreadable) by now is not compared, and the report says so in
+    ``baseline_problem``: it is never dropped without a word.
+    """
     log = read_run_log(run_dir)
-    baseline = None
-    if log.start.baseline_report and os.path.exists(log.start.baseline_report):
-        baseline = load_report(Path(log.start.baseline_report))
+    baseline, problem = _baseline_for_rebuild(log.start.baseline_report)
     report = report_from(log.start, list(log.results), log.finish, baseline)
+    if problem is not None:
+        report = msgspec.structs.replace(report, baseline_problem=problem)
     write_report(run_dir, report)
     return report
+
+
+def _baseline_for_rebuild(path: str | None) -> tuple[Report | None, str | None]:
+    """The baseline the run compared with, or why it cannot be compared any more and what to do."""
+    if path is None:
+        return None, None
+    if not Path(path).exists():
+        if not Path(path).is_absolute():  # recorded by a skillgym that kept the path as typed
+            return None, (
+                "not found from the directory `skillgym report` ran in; the path is relative to the "
+                "directory the run started in, so rebuild from there"
+            )
+        return None, "not found; put it back at that path and rebuild with `skillgym report` to compare"
+    try:
+        return load_report(Path(path)), None
+    except UsageError as exc:
+        return None, f"unreadable ({exc})"

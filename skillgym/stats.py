@@ -82,14 +82,17 @@ def wilson_interval(successes: int, n: int, level: float = 0.95) -> Interval | N
         raise ValueError(f"wilson_interval needs 0 <= successes <= n; found successes={successes}, n={n}")
     if n == 0:
         return None
+    return _wilson(successes / n, n, level)
+
+
+def _wilson(p_hat: float, n: int, level: float) -> Interval:
     z = normal_quantile(0.5 + level / 2.0)
-    p_hat = successes / n
     z2n = z * z / n
     center = (p_hat + z2n / 2.0) / (1.0 + z2n)
     half = z / (1.0 + z2n) * math.sqrt(p_hat * (1.0 - p_hat) / n + z2n / (4.0 * n))
     # At 0/n and n/n the bound is exactly p_hat; pin it so rounding never excludes the estimate.
-    low = 0.0 if successes == 0 else max(0.0, min(p_hat, center - half))
-    high = 1.0 if successes == n else min(1.0, max(p_hat, center + half))
+    low = 0.0 if p_hat == 0.0 else max(0.0, min(p_hat, center - half))
+    high = 1.0 if p_hat == 1.0 else min(1.0, max(p_hat, center + half))
     return Interval(low=low, high=high, level=level)
 
 
@@ -200,6 +203,20 @@ def fmean(values: Sequence[float]) -> float:
     return math.fsum(values) / len(values)
 
 
+def clip_interval(interval: Interval | None, low: float, high: float) -> Interval | None:
+    """The interval cut to [low, high], the range the quantity cannot leave (a score or a pass rate: [0, 1]).
+
+    A t-interval is symmetric, so near a bound it reaches past it; the true value lies inside the range
+    anyway, so cutting there loses no coverage and stops the report printing impossible values.
+    """
+    if interval is None:
+        return None
+    if not low <= high:
+        raise ValueError(f"clip_interval needs low <= high; found low={low!r}, high={high!r}")
+    clipped_low, clipped_high = min(max(interval.low, low), high), max(min(interval.high, high), low)
+    return Interval(low=clipped_low, high=clipped_high, level=interval.level)
+
+
 def mean_interval(values: Sequence[float], level: float = 0.95) -> Interval | None:
     """Student-t interval for the mean; None when empty, the point [v, v] for a single value."""
     _check_level(level)
@@ -235,7 +252,8 @@ def _bootstrap_mean(values: Sequence[float], resamples: int, level: float, seed:
     if not values:
         return None
     if len(values) > LARGE_SAMPLE:
-        return mean_interval(values, level)
+        # A bootstrap mean never leaves the range of the values; neither may the interval standing in for it.
+        return clip_interval(mean_interval(values, level), min(values), max(values))
     rng = random.Random(seed)
     size = len(values)
     means = sorted(math.fsum(rng.choices(values, k=size)) / size for _ in range(resamples))
@@ -269,9 +287,18 @@ def clustered_pass_rate(
     level: float = 0.95,
     seed: int = DEFAULT_SEED,
 ) -> Interval | None:
-    """Interval for the mean per-case pass rate, resampling cases (see clustered_bootstrap_mean)."""
+    """Interval for the mean per-case pass rate, resampling cases (see clustered_bootstrap_mean).
+
+    When every case has the same pass rate (all pass, say), resampling cases can only give that rate
+    back: a point that looks certain. Then the Wilson interval over the cases stands in: it assumes
+    the largest spread a rate in [0, 1] can have, so it is never too narrow.
+    """
     as_floats = [[1.0 if passed else 0.0 for passed in cluster] for cluster in clusters]
-    return clustered_bootstrap_mean(as_floats, resamples, level, seed)
+    interval = clustered_bootstrap_mean(as_floats, resamples, level, seed)
+    rates = {fmean(cluster) for cluster in as_floats}
+    if interval is None or len(rates) > 1:
+        return interval
+    return _wilson(rates.pop(), len(as_floats), level)
 
 
 def paired_bootstrap_diff(

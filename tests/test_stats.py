@@ -17,6 +17,7 @@ from skillgym.stats import (
     Comparison,
     Interval,
     Summary,
+    clip_interval,
     clustered_bootstrap_mean,
     clustered_pass_rate,
     compare_paired,
@@ -471,3 +472,40 @@ def test_large_samples_use_the_t_interval_which_matches_the_bootstrap() -> None:
     assert boot is not None and t is not None
     assert abs(boot.low - t.low) < 0.01 and abs(boot.high - t.high) < 0.01
     assert paired_bootstrap_diff([(v, 0.0) for v in large]) == mean_interval(large)
+
+
+def test_clip_interval_cuts_an_interval_to_the_range_its_quantity_lives_in() -> None:
+    scores = [0.2, 0.5, 0.9]
+    t = mean_interval(scores)
+    assert t is not None and t.low < 0.0 and t.high > 1.0  # symmetric, so it reaches past both bounds
+    assert clip_interval(t, 0.0, 1.0) == Interval(low=0.0, high=1.0)
+    assert clip_interval(Interval(low=0.2, high=0.4), 0.0, 1.0) == Interval(low=0.2, high=0.4)
+    assert clip_interval(None, 0.0, 1.0) is None
+    with pytest.raises(ValueError, match="low <= high"):
+        clip_interval(t, 1.0, 0.0)
+
+
+def test_large_sample_interval_never_leaves_the_range_of_the_values() -> None:
+    from skillgym.stats import LARGE_SAMPLE
+
+    # Nearly every case passes: the t-interval standing in for the bootstrap would reach past 100%.
+    diffs = [1.0] * (LARGE_SAMPLE + 10) + [0.0]
+    interval = paired_bootstrap_diff([(d, 0.0) for d in diffs])
+    unclipped = mean_interval(diffs)
+    assert interval is not None and unclipped is not None and unclipped.high > 1.0
+    assert interval.high == 1.0 and interval.low == unclipped.low
+
+
+def test_clustered_pass_rate_is_no_point_when_every_case_agrees() -> None:
+    # Resampling six passing cases can only give 100% back; six cases do not make that certain.
+    interval = clustered_pass_rate([[True, True]] * 6)
+    assert interval == wilson_interval(6, 6)
+    assert interval is not None and interval.low < 0.7 and interval.high == 1.0
+    failing = clustered_pass_rate([[False]] * 6)
+    assert failing is not None and failing.low == 0.0 and failing.high > 0.3
+    # Agreeing at a rate between the bounds: the interval is around that rate, not a point.
+    halves = clustered_pass_rate([[True, False]] * 6)
+    assert halves is not None and halves.low < 0.5 < halves.high
+    # Cases that differ keep the case-level bootstrap.
+    mixed = [[True, True], [False, True], [True]]
+    assert clustered_pass_rate(mixed) == clustered_bootstrap_mean([[1.0, 1.0], [0.0, 1.0], [1.0]])

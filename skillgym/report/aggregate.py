@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
-from typing import Final, TypeAlias
+from typing import Final, NamedTuple, TypeAlias
 
 from ..events import Counts, RunStart
 from ..model import LANES, Data, Lane
@@ -13,8 +13,10 @@ from ..snapshots.model import SnapshotCheck
 from ..stats import (
     Comparison,
     Interval,
-    clustered_bootstrap_mean,
+    clip_interval,
+    clustered_pass_rate,
     compare_paired,
+    fmean,
     mcnemar_exact_p,
     mean_interval,
     pass_at_k,
@@ -23,14 +25,31 @@ from ..stats import (
 )
 from .tokens import TokenReport, build_token_report
 
-REPORT_SCHEMA = 1
+# 2: comparisons count graded trials only (errored ones are left out, and counted), providers and baselines
+# pair per case, and case-level intervals are per lane, condition and provider instead of per lane.
+REPORT_SCHEMA: Final = 2
 GroupKey: TypeAlias = tuple[str, str, str, str]  # lane, case, condition, provider
 
-# (name, treatment condition, control condition): positive differences mean treatment passes more.
-LIFTS: tuple[tuple[str, str, str], ...] = (
-    ("realized lift (self-load vs none)", "self-load", "none"),
-    ("oracle lift (preloaded vs none)", "preloaded", "none"),
-    ("stale harm (none vs stale)", "none", "stale"),
+
+class Lift(NamedTuple):
+    """A condition comparison: positive differences mean ``treatment`` passes more than ``control``.
+
+    ``improved`` and ``regressed`` are how report.md words a conclusive verdict, for rows where the
+    machine-readable verdict alone would read backwards.
+    """
+
+    name: str
+    treatment: str
+    control: str
+    improved: str = "improved"
+    regressed: str = "regressed"
+
+
+LIFTS: Final = (
+    Lift("realized lift (self-load vs none)", "self-load", "none"),
+    Lift("oracle lift (preloaded vs none)", "preloaded", "none"),
+    # Treatment none, control stale: none passing more ("improved") means the stale guidance hurts.
+    Lift("stale harm (none vs stale)", "none", "stale", improved="stale hurts", regressed="stale helps"),
 )
 
 
@@ -51,25 +70,55 @@ class CaseStats(Data, frozen=True, kw_only=True):
     pass_rate_excluding_errors: float | None
     pass_interval: Interval | None
     mean_score: float | None
-    score_interval: Interval | None
+    score_interval: Interval | None  # over graded trials, within [0, 1]
     pass_at_k: dict[str, float]
     pass_hat_k: dict[str, float]
 
+    @property
+    def graded(self) -> int:
+        """Trials that reached grading: every trial but the infrastructure errors."""
+        return self.trials - self.errored
+
 
 class LaneSummary(Data, frozen=True, kw_only=True):
-    """A lane's totals; its interval treats the case as the unit (a case's trials are not independent)."""
+    """A lane's totals over every condition and provider.
+
+    No interval: the conditions of a lane are different populations, so a case-level interval belongs to
+    each condition (ConditionSummary), not to their mixture.
+    """
 
     lane: Lane
     cases: int
     counts: Counts
     pass_rate: float
     pass_rate_excluding_errors: float | None
+    mean_score: float | None
+
+
+class ConditionSummary(Data, frozen=True, kw_only=True):
+    """A lane under one condition and provider; its interval treats the case as the unit."""
+
+    lane: Lane
+    condition: str
+    provider: str
+    cases: int
+    counts: Counts
+    pass_rate: float
+    pass_rate_excluding_errors: float | None
+    # The mean per-case pass rate over graded trials, resampling cases; None below two graded cases.
     case_pass_interval: Interval | None
     mean_score: float | None
 
 
 class PairedComparison(Data, frozen=True, kw_only=True):
-    """A paired comparison over cases (treatment vs control) within one lane and provider."""
+    """A paired comparison over cases (treatment vs control) within one lane and provider.
+
+    Each case is one pair of pass rates over graded trials: infrastructure errors say nothing about the
+    agent, so a case whose treatment or control has no graded trial is left out and counted in
+    ``cases_left_out_for_errors``. ``comparison.verdict`` reads treatment against control: ``improved``
+    means the treatment passes more (for stale harm, none vs stale, that is: the stale guidance hurts),
+    ``regressed`` less, ``inconclusive`` that the evidence does not say.
+    """
 
     lane: Lane
     provider: str
@@ -77,23 +126,33 @@ class PairedComparison(Data, frozen=True, kw_only=True):
     control: str
     comparison: Comparison
     mcnemar_p: float | None
+    cases_left_out_for_errors: int
 
 
 class BaselineRow(Data, frozen=True, kw_only=True):
+    """One (lane, case, condition, provider) of either run; rates count graded trials only."""
+
     lane: str
     case_id: str
     condition: str
     provider: str
-    baseline_pass_rate: float | None
-    current_pass_rate: float | None
-    delta: float | None
-    status: str  # improved | regressed | unchanged | inconclusive | fingerprint-changed | new | missing
+    baseline_pass_rate_excluding_errors: float | None
+    current_pass_rate_excluding_errors: float | None
+    baseline_errored: int | None
+    current_errored: int | None
+    delta: float | None  # current minus baseline; None unless the row was compared
+    # improved | regressed | unchanged | inconclusive: compared; not compared: fingerprint-changed (a
+    # different case now), errored (a side has no graded trial), new, missing.
+    status: str
 
 
 class BaselineSummary(Data, frozen=True, kw_only=True):
+    """This run against an earlier report; ``overall`` pairs per case (lane, case)."""
+
     baseline_run: str
     rows: tuple[BaselineRow, ...]
     overall: Comparison
+    cases_left_out_for_errors: int
 
 
 class Failure(Data, frozen=True, kw_only=True):
@@ -118,6 +177,7 @@ class Report(Data, frozen=True, kw_only=True):
     interrupted: bool
     errors_by_class: dict[str, int]
     lane_summaries: tuple[LaneSummary, ...]
+    condition_summaries: tuple[ConditionSummary, ...]
     cases: tuple[CaseStats, ...]
     condition_comparisons: tuple[PairedComparison, ...]
     provider_comparisons: tuple[PairedComparison, ...]
@@ -125,6 +185,9 @@ class Report(Data, frozen=True, kw_only=True):
     completeness: dict[str, float]
     failures: tuple[Failure, ...]
     baseline: BaselineSummary | None = None
+    baseline_report: str | None = None  # the report --compare-baseline named
+    # Why that report was not compared when this one was built (gone or unreadable by then), and the fix.
+    baseline_problem: str | None = None
     tokens: TokenReport | None = None  # absent when no trial reported usage
     snapshots: SnapshotCheck | None = None  # from run.finish, when the run checked token snapshots
 
@@ -135,6 +198,10 @@ def _score(result: TrialResult) -> float:
 
 def _rate(passed: int, total: int) -> float:
     return passed / total if total else 0.0
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
 
 
 _KS: Final = (1, 3, 5, 10)
@@ -169,8 +236,8 @@ def case_stats(results: Sequence[TrialResult]) -> CaseStats:
         pass_rate=_rate(passed, n),
         pass_rate_excluding_errors=_rate(passed, graded) if graded else None,
         pass_interval=wilson_interval(passed, n),
-        mean_score=sum(scores) / len(scores) if scores else None,
-        score_interval=mean_interval(scores),
+        mean_score=_mean(scores),
+        score_interval=clip_interval(mean_interval(scores), 0.0, 1.0),
         pass_at_k={str(k): pass_at_k(n, passed, k) for k in ks},
         pass_hat_k={str(k): pass_hat_k(n, passed, k) for k in ks},
     )
@@ -185,86 +252,162 @@ def _groups(results: Iterable[TrialResult]) -> dict[GroupKey, list[TrialResult]]
     return groups
 
 
-def lane_summary(lane: Lane, stats: Sequence[CaseStats], results: Sequence[TrialResult]) -> LaneSummary:
-    mine = [r for r in results if r.lane == lane]
-    counts = Counts(
-        total=len(mine),
-        passed=sum(r.status == "passed" for r in mine),
-        failed=sum(r.status == "failed" for r in mine),
-        errored=sum(r.status == "errored" for r in mine),
+def _counts(stats: Sequence[CaseStats]) -> Counts:
+    return Counts(
+        total=sum(s.trials for s in stats),
+        passed=sum(s.passed for s in stats),
+        failed=sum(s.failed for s in stats),
+        errored=sum(s.errored for s in stats),
     )
+
+
+def _rate_excluding_errors(counts: Counts) -> float | None:
     graded = counts.total - counts.errored
-    by_case: dict[str, list[float]] = defaultdict(list)
-    for r in mine:
-        by_case[r.case_id].append(1.0 if r.status == "passed" else 0.0)
-    scores = [s.mean_score for s in stats if s.lane == lane and s.mean_score is not None]
+    return _rate(counts.passed, graded) if graded else None
+
+
+def lane_summary(lane: Lane, stats: Sequence[CaseStats]) -> LaneSummary:
+    mine = [s for s in stats if s.lane == lane]
+    counts = _counts(mine)
     return LaneSummary(
         lane=lane,
-        cases=len(by_case),
+        cases=len({s.case_id for s in mine}),
         counts=counts,
         pass_rate=_rate(counts.passed, counts.total),
-        pass_rate_excluding_errors=_rate(counts.passed, graded) if graded else None,
-        # One case gives a point interval that looks certain; a case-level interval needs two or more.
-        case_pass_interval=clustered_bootstrap_mean(list(by_case.values())) if len(by_case) > 1 else None,
-        mean_score=sum(scores) / len(scores) if scores else None,
+        pass_rate_excluding_errors=_rate_excluding_errors(counts),
+        mean_score=_mean([s.mean_score for s in mine if s.mean_score is not None]),
     )
 
 
-def _paired(
-    stats: Sequence[CaseStats], lane: str, provider: str, treatment: str, control: str, name: str
-) -> PairedComparison | None:
-    """Pair per case the pass rates of two conditions (or providers) within one lane."""
-    by = {(s.case_id, s.condition, s.provider): s for s in stats if s.lane == lane}
+def _case_pass_interval(stats: Sequence[CaseStats]) -> Interval | None:
+    """Case-level interval of the mean per-case pass rate over graded trials: each case is one unit."""
+    clusters = [[True] * s.passed + [False] * (s.graded - s.passed) for s in stats if s.graded]
+    # One case gives a point interval that looks certain; a case-level interval needs two or more.
+    return clustered_pass_rate(clusters) if len(clusters) > 1 else None
+
+
+def condition_summaries(
+    stats: Sequence[CaseStats], conditions: Sequence[str], providers: Sequence[str]
+) -> tuple[ConditionSummary, ...]:
+    """Per lane, condition and provider, in the run's order of lanes, conditions and providers."""
+    groups: dict[tuple[Lane, str, str], list[CaseStats]] = defaultdict(list)
+    for s in stats:
+        groups[(s.lane, s.condition, s.provider)].append(s)
+
+    def order(key: tuple[Lane, str, str]) -> tuple[int, int, int]:
+        lane, condition, provider = key
+        return (LANES.index(lane), _index(conditions, condition), _index(providers, provider))
+
+    out: list[ConditionSummary] = []
+    for (lane, condition, provider), mine in sorted(groups.items(), key=lambda item: order(item[0])):
+        counts = _counts(mine)
+        out.append(
+            ConditionSummary(
+                lane=lane,
+                condition=condition,
+                provider=provider,
+                cases=len(mine),
+                counts=counts,
+                pass_rate=_rate(counts.passed, counts.total),
+                pass_rate_excluding_errors=_rate_excluding_errors(counts),
+                case_pass_interval=_case_pass_interval(mine),
+                mean_score=_mean([s.mean_score for s in mine if s.mean_score is not None]),
+            )
+        )
+    return tuple(out)
+
+
+def _index(names: Sequence[str], name: str) -> int:
+    return names.index(name) if name in names else len(names)
+
+
+def graded_pair(treatment: CaseStats, control: CaseStats) -> tuple[float, float] | None:
+    """Both pass rates over graded trials; None when either side has none (all infrastructure errors)."""
+    t, c = treatment.pass_rate_excluding_errors, control.pass_rate_excluding_errors
+    return None if t is None or c is None else (t, c)
+
+
+def _lift(stats: Sequence[CaseStats], lane: Lane, provider: str, lift: Lift) -> PairedComparison | None:
+    """Pair per case the pass rates (graded trials) of two conditions within one lane and provider."""
+    by = {(s.case_id, s.condition): s for s in stats if s.lane == lane and s.provider == provider}
     pairs: list[tuple[float, float]] = []
-    discordant = Counter[str]()
-    for (case_id, condition, prov), s in by.items():
-        if condition != treatment or prov != provider:
+    left_out = b = c = 0
+    binary = True  # every pair one graded trial a side: McNemar's discordant pairs are defined
+    for (case_id, condition), treated in by.items():
+        control = by.get((case_id, lift.control))
+        if condition != lift.treatment or control is None:
             continue
-        other = by.get((case_id, control, provider))
-        if other is None:
+        pair = graded_pair(treated, control)
+        if pair is None:
+            left_out += 1
             continue
-        pairs.append((s.pass_rate, other.pass_rate))
-        if s.trials == 1 and other.trials == 1:
-            discordant["b" if s.passed > other.passed else "c" if s.passed < other.passed else "t"] += 1
-    if not pairs:
+        pairs.append(pair)
+        binary = binary and treated.graded == 1 and control.graded == 1
+        b += treated.passed > control.passed
+        c += treated.passed < control.passed
+    if not pairs and not left_out:
         return None
-    single = all(s.trials == 1 for s in stats if s.lane == lane)
     return PairedComparison(
-        lane=lane,  # type: ignore[arg-type]
+        lane=lane,
         provider=provider,
-        treatment=treatment,
-        control=control,
-        comparison=compare_paired(name, pairs),
-        mcnemar_p=mcnemar_exact_p(discordant["b"], discordant["c"]) if single else None,
+        treatment=lift.treatment,
+        control=lift.control,
+        comparison=compare_paired(lift.name, pairs),
+        mcnemar_p=mcnemar_exact_p(b, c) if binary and pairs else None,
+        cases_left_out_for_errors=left_out,
     )
 
 
-def _provider_pairs(
+def _provider_pairs_by_case(
+    stats: Sequence[CaseStats], lane: Lane, treatment: str, control: str
+) -> tuple[list[tuple[float, float]], int]:
+    """Per case, each provider's mean pass rate over the conditions both graded; and the cases left out.
+
+    The case is the unit: its conditions are averaged into one pair, never counted as separate cases.
+    """
+    # case -> condition -> provider -> stats, in report order
+    by_case: dict[str, dict[str, dict[str, CaseStats]]] = defaultdict(lambda: defaultdict(dict))
+    for s in stats:
+        if s.lane == lane and s.provider in (treatment, control):
+            by_case[s.case_id][s.condition][s.provider] = s
+    pairs: list[tuple[float, float]] = []
+    left_out = 0
+    for conditions in by_case.values():
+        shared = [both for both in conditions.values() if treatment in both and control in both]
+        if not shared:
+            continue  # the two providers never ran this case under one condition: nothing to pair
+        graded = [p for both in shared if (p := graded_pair(both[treatment], both[control])) is not None]
+        if not graded:
+            left_out += 1
+            continue
+        pairs.append((fmean([t for t, _ in graded]), fmean([c for _, c in graded])))
+    return pairs, left_out
+
+
+def _provider_comparisons(
     stats: Sequence[CaseStats], lanes: Sequence[Lane], providers: Sequence[str]
 ) -> list[PairedComparison]:
+    """Every other provider against the first, per lane, paired per case."""
     out: list[PairedComparison] = []
     if len(providers) < 2:
         return out
     control = providers[0]
     for lane in lanes:
         for treatment in providers[1:]:
-            by_case: dict[tuple[str, str], dict[str, float]] = defaultdict(dict)
-            for s in stats:
-                if s.lane == lane and s.provider in (treatment, control):
-                    by_case[(s.case_id, s.condition)][s.provider] = s.pass_rate
-            pairs = [(v[treatment], v[control]) for v in by_case.values() if treatment in v and control in v]
-            if pairs:
-                name = f"provider {treatment} vs {control}"
-                out.append(
-                    PairedComparison(
-                        lane=lane,
-                        provider=f"{treatment} vs {control}",
-                        treatment=treatment,
-                        control=control,
-                        comparison=compare_paired(name, pairs),
-                        mcnemar_p=None,
-                    )
+            pairs, left_out = _provider_pairs_by_case(stats, lane, treatment, control)
+            if not pairs and not left_out:
+                continue
+            out.append(
+                PairedComparison(
+                    lane=lane,
+                    provider=f"{treatment} vs {control}",
+                    treatment=treatment,
+                    control=control,
+                    comparison=compare_paired(f"provider {treatment} vs {control}", pairs),
+                    mcnemar_p=None,
+                    cases_left_out_for_errors=left_out,
                 )
+            )
     return out
 
 
@@ -306,8 +449,8 @@ def build_report(start: RunStart, results: Sequence[TrialResult], *, interrupted
         comp
         for lane in lanes
         for provider in start.providers
-        for name, treatment, control in LIFTS
-        if (comp := _paired(stats, lane, provider, treatment, control, name)) is not None
+        for lift in LIFTS
+        if (comp := _lift(stats, lane, provider, lift)) is not None
     ]
     return Report(
         run_id=start.run_id,
@@ -325,12 +468,14 @@ def build_report(start: RunStart, results: Sequence[TrialResult], *, interrupted
         ),
         interrupted=interrupted,
         errors_by_class=dict(sorted(Counter(r.error_class for r in ordered if r.error_class).items())),
-        lane_summaries=tuple(lane_summary(lane, stats, ordered) for lane in lanes),
+        lane_summaries=tuple(lane_summary(lane, stats) for lane in lanes),
+        condition_summaries=condition_summaries(stats, start.conditions, start.providers),
         cases=stats,
         condition_comparisons=tuple(comparisons),
-        provider_comparisons=tuple(_provider_pairs(stats, lanes, start.providers)),
+        provider_comparisons=tuple(_provider_comparisons(stats, lanes, start.providers)),
         anti_patterns=_anti_patterns(ordered),
         completeness=_completeness(ordered),
         failures=tuple(_failure(r) for r in ordered if r.status != "passed"),
+        baseline_report=start.baseline_report,
         tokens=build_token_report(ordered),
     )

@@ -3,22 +3,43 @@
 from __future__ import annotations
 
 import math
+from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 import msgspec
 
 from ..errors import UsageError
-from ..stats import compare_paired, wilson_interval
-from .aggregate import BaselineRow, BaselineSummary, CaseStats, Report
+from ..stats import compare_paired, fmean, wilson_interval
+from .aggregate import REPORT_SCHEMA, BaselineRow, BaselineSummary, CaseStats, Report, graded_pair
 
 _decoder = msgspec.json.Decoder(Report)
 
 
+class _Schema(msgspec.Struct):
+    """Only the version: read first, so a report from another version is judged before its fields are."""
+
+    schema: int
+
+
+_schema_decoder = msgspec.json.Decoder(_Schema)
+
+
 def load_report(path: Path) -> Report:
-    """Read a report.json (or the report.json inside a run directory)."""
+    """Read a report.json (or the report.json inside a run directory) written by this or an earlier version.
+
+    A schema-1 report keeps what both versions compute alike (counts, per-case statistics, tokens); its
+    comparisons and baseline counted infrastructure errors as failures, and its lane intervals mixed
+    conditions, so they are dropped rather than passed off as this version's. ``schema`` stays 1.
+    """
     target = path / "report.json" if path.is_dir() else path
     try:
-        return _decoder.decode(target.read_bytes())
+        data = target.read_bytes()
+        schema = _schema_decoder.decode(data).schema
+        _check_schema(schema, target)
+        if schema == 1:
+            return msgspec.convert(_from_schema_1(msgspec.json.decode(data)), Report)
+        return _decoder.decode(data)
     except FileNotFoundError:
         raise UsageError(
             f"baseline report {target} does not exist; pass a run directory or its report.json"
@@ -31,61 +52,120 @@ def load_report(path: Path) -> Report:
         raise UsageError(f"baseline report {target} is not valid JSON ({exc})") from exc
 
 
+def _check_schema(schema: int, target: Path) -> None:
+    if schema > REPORT_SCHEMA:
+        raise UsageError(
+            f"baseline report {target} has report schema {schema}, newer than this skillgym reads "
+            f"(schema {REPORT_SCHEMA} and earlier); upgrade skillgym, or compare with a report this version "
+            "wrote (`skillgym report RUN_DIR` rewrites a run's report from its events)"
+        )
+    if schema < 1:
+        raise UsageError(
+            f"baseline report {target} has report schema {schema}, which no skillgym writes; "
+            "pass a report.json a skillgym run wrote"
+        )
+
+
+def _from_schema_1(doc: Any) -> Any:
+    if not isinstance(doc, dict):
+        return doc  # not an object: converting it fails with a message that says so
+    lanes = [
+        {k: v for k, v in lane.items() if k != "case_pass_interval"} if isinstance(lane, dict) else lane
+        for lane in doc.get("lane_summaries", [])
+    ]
+    return {
+        **doc,
+        "lane_summaries": lanes,
+        "condition_summaries": [],
+        "condition_comparisons": [],
+        "provider_comparisons": [],
+        "baseline": None,
+    }
+
+
 def newcombe_interval(a: CaseStats, b: CaseStats) -> tuple[float, float] | None:
-    """Newcombe's hybrid-score interval for a difference of two pass rates (a minus b)."""
-    ia, ib = wilson_interval(a.passed, a.trials), wilson_interval(b.passed, b.trials)
-    if ia is None or ib is None:
+    """Newcombe's hybrid-score interval for a difference of two pass rates over graded trials (a minus b)."""
+    pair = graded_pair(a, b)
+    ia, ib = wilson_interval(a.passed, a.graded), wilson_interval(b.passed, b.graded)
+    if pair is None or ia is None or ib is None:
         return None
-    pa, pb = a.pass_rate, b.pass_rate
+    pa, pb = pair
     d = pa - pb
     low = d - math.sqrt((pa - ia.low) ** 2 + (ib.high - pb) ** 2)
     high = d + math.sqrt((ia.high - pa) ** 2 + (pb - ib.low) ** 2)
     return low, high
 
 
+def _row_status(cur: CaseStats | None, old: CaseStats | None) -> str:
+    if cur is None:
+        return "missing"
+    if old is None:
+        return "new"
+    if cur.fingerprint != old.fingerprint:
+        return "fingerprint-changed"  # a different case: comparing would be silently wrong
+    if graded_pair(cur, old) is None:
+        return "errored"  # a side has only infrastructure errors: nothing to compare
+    interval = newcombe_interval(cur, old)
+    if interval is not None and interval[0] > 0:
+        return "improved"
+    if interval is not None and interval[1] < 0:
+        return "regressed"
+    return "unchanged" if cur.pass_rate_excluding_errors == old.pass_rate_excluding_errors else "inconclusive"
+
+
+_COMPARED = frozenset({"improved", "regressed", "unchanged", "inconclusive"})
+
+
+def _row(key: tuple[str, str, str, str], cur: CaseStats | None, old: CaseStats | None) -> BaselineRow:
+    lane, case_id, condition, provider = key
+    status = _row_status(cur, old)
+    now = cur.pass_rate_excluding_errors if cur else None
+    before = old.pass_rate_excluding_errors if old else None
+    return BaselineRow(
+        lane=lane,
+        case_id=case_id,
+        condition=condition,
+        provider=provider,
+        baseline_pass_rate_excluding_errors=before,
+        current_pass_rate_excluding_errors=now,
+        baseline_errored=old.errored if old else None,
+        current_errored=cur.errored if cur else None,
+        delta=now - before if status in _COMPARED and now is not None and before is not None else None,
+        status=status,
+    )
+
+
+def _pairs_per_case(rows: tuple[BaselineRow, ...]) -> tuple[list[tuple[float, float]], int]:
+    """One pair per case (lane, case): the means over its compared rows; and the cases errors left out."""
+    compared: dict[tuple[str, str], list[tuple[float, float]]] = defaultdict(list)
+    errored: set[tuple[str, str]] = set()
+    for r in rows:
+        now, before = r.current_pass_rate_excluding_errors, r.baseline_pass_rate_excluding_errors
+        if r.status in _COMPARED and now is not None and before is not None:
+            compared[(r.lane, r.case_id)].append((now, before))
+        elif r.status == "errored":
+            errored.add((r.lane, r.case_id))
+    pairs = [(fmean([n for n, _ in v]), fmean([b for _, b in v])) for v in compared.values()]
+    return pairs, len(errored - compared.keys())
+
+
 def compare_to_baseline(current: Report, baseline: Report) -> BaselineSummary:
-    """Per case (lane, case, condition, provider): improved, regressed, unchanged or inconclusive."""
+    """Pair this run with an earlier report.
+
+    Each (lane, case, condition, provider) row reads improved, regressed, unchanged or inconclusive, or
+    says why it was not compared; the overall comparison pairs per case, the unit of analysis.
+    """
 
     def key(s: CaseStats) -> tuple[str, str, str, str]:
         return (s.lane, s.case_id, s.condition, s.provider)
 
     before = {key(s): s for s in baseline.cases}
     now = {key(s): s for s in current.cases}
-    rows: list[BaselineRow] = []
-    pairs: list[tuple[float, float]] = []
-    for k in [*now, *(k for k in before if k not in now)]:
-        cur, old = now.get(k), before.get(k)
-        lane, case_id, condition, provider = k
-        status: str
-        if cur is None:
-            status = "missing"
-        elif old is None:
-            status = "new"
-        elif cur.fingerprint != old.fingerprint:
-            status = "fingerprint-changed"  # a different case: comparing would be silently wrong
-        else:
-            pairs.append((cur.pass_rate, old.pass_rate))
-            interval = newcombe_interval(cur, old)
-            if interval is not None and interval[0] > 0:
-                status = "improved"
-            elif interval is not None and interval[1] < 0:
-                status = "regressed"
-            elif cur.pass_rate == old.pass_rate:
-                status = "unchanged"
-            else:
-                status = "inconclusive"
-        rows.append(
-            BaselineRow(
-                lane=lane,
-                case_id=case_id,
-                condition=condition,
-                provider=provider,
-                baseline_pass_rate=old.pass_rate if old else None,
-                current_pass_rate=cur.pass_rate if cur else None,
-                delta=(cur.pass_rate - old.pass_rate) if cur and old else None,
-                status=status,
-            )
-        )
+    rows = tuple(_row(k, now.get(k), before.get(k)) for k in [*now, *(k for k in before if k not in now)])
+    pairs, left_out = _pairs_per_case(rows)
     return BaselineSummary(
-        baseline_run=baseline.run_id, rows=tuple(rows), overall=compare_paired("current vs baseline", pairs)
+        baseline_run=baseline.run_id,
+        rows=rows,
+        overall=compare_paired("current vs baseline", pairs),
+        cases_left_out_for_errors=left_out,
     )

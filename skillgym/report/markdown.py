@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..snapshots.model import SnapshotCheck
 from ..stats import Comparison, Interval, Summary
-from .aggregate import PairedComparison, Report
+from .aggregate import LIFTS, CaseStats, PairedComparison, Report
 from .tokens import TokenReport, TokenTotals
 
 
@@ -12,12 +12,16 @@ def _pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.0f}%"
 
 
-def _interval(interval: Interval | None, *, percent: bool = True) -> str:
-    if interval is None:
-        return "-"
-    if percent:
-        return f"[{100 * interval.low:.0f}%, {100 * interval.high:.0f}%]"
-    return f"[{interval.low:+.2f}, {interval.high:+.2f}]"
+def _interval(interval: Interval | None) -> str:
+    return "-" if interval is None else f"[{100 * interval.low:.0f}%, {100 * interval.high:.0f}%]"
+
+
+def _score_interval(interval: Interval | None) -> str:
+    return "-" if interval is None else f"[{interval.low:.2f}, {interval.high:.2f}]"
+
+
+def _score(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
 
 
 def _esc(cell: str) -> str:
@@ -37,39 +41,55 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     return [*lines, ""]
 
 
-def _comparison_row(label: str, lane: str, c: Comparison, mcnemar: float | None) -> list[str]:
+_LIFTS = {lift.name: lift for lift in LIFTS}
+
+
+def _verdict(c: Comparison) -> str:
+    """The verdict in words that read the right way round (stale harm: "stale hurts", not "improved")."""
+    lift = _LIFTS.get(c.name)
+    if lift is None or c.verdict == "inconclusive":
+        return c.verdict
+    return lift.improved if c.verdict == "improved" else lift.regressed
+
+
+def _left_out(n: int) -> str:
+    return f"{n} {'case' if n == 1 else 'cases'} left out: infrastructure errors"
+
+
+def _cases(comp: PairedComparison) -> str:
+    n, left_out = comp.comparison.n_pairs, comp.cases_left_out_for_errors
+    return f"{n} ({_left_out(left_out)})" if left_out else str(n)
+
+
+def _comparison_row(label: str, comp: PairedComparison, provider: str | None) -> list[str]:
+    c = comp.comparison
     p = "-" if c.p_value is None else f"{c.p_value:.3g}"
-    if mcnemar is not None:
-        p += f" (McNemar {mcnemar:.3g})"
+    if comp.mcnemar_p is not None:
+        p += f" (McNemar {comp.mcnemar_p:.3g})"
     diff = "-" if c.mean_diff is None else f"{100 * c.mean_diff:+.0f} pts"
     interval = "-" if c.interval is None else f"[{100 * c.interval.low:+.0f}, {100 * c.interval.high:+.0f}]"
-    return [label, lane, str(c.n_pairs), diff, interval, f"{c.wins}/{c.ties}/{c.losses}", p, c.verdict]
+    where = [comp.lane] if provider is None else [comp.lane, provider]
+    return [label, *where, _cases(comp), diff, interval, f"{c.wins}/{c.ties}/{c.losses}", p, _verdict(c)]
 
 
-def _comparisons(items: tuple[PairedComparison, ...], label_of: str) -> list[str]:
-    header = ["comparison", "lane", "cases", "mean diff", "95% CI", "W/T/L", "p (sign)", "verdict"]
+def _comparisons(items: tuple[PairedComparison, ...], *, by_provider: bool, providers: int) -> list[str]:
+    """Condition comparisons (a provider column when the run has several) or provider comparisons."""
+    with_column = not by_provider and providers > 1
+    header = ["comparison", "lane", *(["provider"] if with_column else [])]
+    header += ["cases", "mean diff", "95% CI", "W/T/L", "p (sign)", "verdict"]
     rows = [
         _comparison_row(
-            c.comparison.name if label_of == "name" else c.provider, c.lane, c.comparison, c.mcnemar_p
+            c.provider if by_provider else c.comparison.name, c, c.provider if with_column else None
         )
         for c in items
     ]
     return _table(header, rows)
 
 
-def render_markdown(report: Report) -> str:
-    """The whole report.md, deterministic for a given Report."""
+def _summary(report: Report) -> list[str]:
     c = report.counts
     graded = c.total - c.errored
-    out = [f"# skillgym report — run {report.run_id}", ""]
-    if report.interrupted:
-        out += [
-            "> **Interrupted:** this run was stopped before every trial finished; resume it with",
-            ">",
-            "> `skillgym run --resume <run-dir>`",
-            "",
-        ]
-    out += ["## Executive summary", ""]
+    out = ["## Executive summary", ""]
     out += [
         f"- Suite `{report.suite}`; lanes {', '.join(report.lanes)}; "
         f"conditions {', '.join(report.conditions)}; "
@@ -85,9 +105,10 @@ def render_markdown(report: Report) -> str:
             + "."
         )
     for comp in report.condition_comparisons:
-        cmp = comp.comparison
+        cmp, left_out = comp.comparison, comp.cases_left_out_for_errors
         out.append(
-            f"- {cmp.name}, {comp.lane} lane ({comp.provider}): **{cmp.verdict}** over {cmp.n_pairs} case(s)."
+            f"- {cmp.name}, {comp.lane} lane ({comp.provider}): **{_verdict(cmp)}** "
+            f"over {cmp.n_pairs} case(s)" + (f"; {_left_out(left_out)}." if left_out else ".")
         )
     if report.tokens is not None:
         t = report.tokens.totals
@@ -98,34 +119,34 @@ def render_markdown(report: Report) -> str:
             for r in report.snapshots.regressions
         )
         out.append(f"- **Token regressions** against the snapshots: {regressed}.")
-    out += [f"- Skill content hash `{report.skill_hash[:12]}`.", ""]
+    return [*out, f"- Skill content hash `{report.skill_hash[:12]}`.", ""]
 
-    out += ["## Condition comparison", ""]
-    if report.condition_comparisons:
-        out += [
-            "Paired per case: each case's pass rate under the treatment minus under the control.",
-            "The verdict is `inconclusive` whenever the interval contains zero or the exact sign test",
-            "does not reject.",
-            "",
-            *_comparisons(report.condition_comparisons, "name"),
-        ]
-    else:
-        out += ["No condition pairs in this run (run more than one condition to compare).", ""]
 
-    out += ["## Lane breakdown", ""]
+def _condition_section(report: Report) -> list[str]:
+    out = ["## Condition comparison", ""]
+    if not report.condition_comparisons:
+        return [*out, "No condition pairs in this run (run more than one condition to compare).", ""]
+    return [
+        *out,
+        "Paired per case: each case's pass rate under the treatment minus under the control.",
+        "The verdict is `inconclusive` whenever the interval contains zero or the exact sign test",
+        "does not reject.",
+        *(_ERRORS_LEFT_OUT if any(c.cases_left_out_for_errors for c in report.condition_comparisons) else []),
+        "",
+        *_comparisons(report.condition_comparisons, by_provider=False, providers=len(report.providers)),
+    ]
+
+
+_ERRORS_LEFT_OUT = [
+    "Pass rates count graded trials only: a case whose treatment or control has nothing but",
+    "infrastructure errors is left out, and the cases column says how many.",
+]
+
+
+def _lane_section(report: Report) -> list[str]:
+    out = ["## Lane breakdown", ""]
     out += _table(
-        [
-            "lane",
-            "cases",
-            "trials",
-            "passed",
-            "failed",
-            "errored",
-            "pass rate",
-            "excl. errors",
-            "case-level 95% CI",
-            "mean score",
-        ],
+        ["lane", "cases", "trials", "passed", "failed", "errored", "pass rate", "excl. errors", "mean score"],
         [
             [
                 s.lane,
@@ -136,104 +157,186 @@ def render_markdown(report: Report) -> str:
                 str(s.counts.errored),
                 _pct(s.pass_rate),
                 _pct(s.pass_rate_excluding_errors),
-                _interval(s.case_pass_interval),
-                "-" if s.mean_score is None else f"{s.mean_score:.2f}",
+                _score(s.mean_score),
             ]
             for s in report.lane_summaries
         ],
     )
-
-    out += ["## Provider comparison", ""]
-    if report.provider_comparisons:
-        out += _comparisons(report.provider_comparisons, "provider")
-    else:
-        out += ["One provider in this run.", ""]
-
-    out += ["## Failed cases", ""]
-    if report.failures:
-        for f in report.failures:
-            label = f"{f.status}" + (f", {f.error_class}" if f.error_class else "")
-            out.append(f"- `{f.key}` ({label})")
-            out += [f"  - {reason}" for reason in f.reasons]
-        out.append("")
-    else:
-        out += ["None.", ""]
-
-    out += ["## Trial aggregation", ""]
+    if not report.condition_summaries:
+        return out
+    several = len(report.providers) > 1
+    out += [
+        "Per condition" + (" and provider" if several else "") + ": the case-level interval is for the mean",
+        "per-case pass rate over graded trials, resampling cases (two or more are needed).",
+        "",
+    ]
+    header = ["lane", "condition", *(["provider"] if several else []), "cases", "trials", "passed"]
+    header += ["failed", "errored", "pass rate", "excl. errors", "case-level 95% CI", "mean score"]
     out += _table(
-        [
-            "lane",
-            "case",
-            "condition",
-            "provider",
-            "trials",
-            "pass",
-            "95% CI (Wilson)",
-            "mean score",
-            "pass@k",
-            "pass^k",
-        ],
+        header,
         [
             [
                 s.lane,
-                s.case_id,
                 s.condition,
-                s.provider,
-                str(s.trials),
-                f"{s.passed}/{s.trials}",
-                _interval(s.pass_interval),
-                "-" if s.mean_score is None else f"{s.mean_score:.2f}",
-                " ".join(f"@{k}={v:.2f}" for k, v in s.pass_at_k.items()),
-                " ".join(f"^{k}={v:.2f}" for k, v in s.pass_hat_k.items()),
+                *([s.provider] if several else []),
+                str(s.cases),
+                str(s.counts.total),
+                str(s.counts.passed),
+                str(s.counts.failed),
+                str(s.counts.errored),
+                _pct(s.pass_rate),
+                _pct(s.pass_rate_excluding_errors),
+                _interval(s.case_pass_interval),
+                _score(s.mean_score),
             ]
-            for s in report.cases
+            for s in report.condition_summaries
+        ],
+    )
+    return out
+
+
+def _provider_section(report: Report) -> list[str]:
+    out = ["## Provider comparison", ""]
+    if not report.provider_comparisons:
+        return [*out, "One provider in this run.", ""]
+    return [
+        *out,
+        "Paired per case: each provider's pass rate over the conditions both ran, averaged per case.",
+        *(_ERRORS_LEFT_OUT if any(c.cases_left_out_for_errors for c in report.provider_comparisons) else []),
+        "",
+        *_comparisons(report.provider_comparisons, by_provider=True, providers=len(report.providers)),
+    ]
+
+
+def _failures_section(report: Report) -> list[str]:
+    out = ["## Failed cases", ""]
+    if not report.failures:
+        return [*out, "None.", ""]
+    for f in report.failures:
+        label = f"{f.status}" + (f", {f.error_class}" if f.error_class else "")
+        out.append(f"- `{f.key}` ({label})")
+        out += [f"  - {reason}" for reason in f.reasons]
+    return [*out, ""]
+
+
+def _passes(s: CaseStats) -> str:
+    shown = f"{s.passed}/{s.trials}"
+    if not s.errored:
+        return shown
+    return f"{shown} ({s.passed}/{s.graded} = {_pct(s.pass_rate_excluding_errors)} excl. errors)"
+
+
+def _cases_section(report: Report) -> list[str]:
+    out = ["## Trial aggregation", ""]
+    if any(s.errored for s in report.cases):
+        out += [
+            "`pass` and its Wilson interval count every trial (an errored trial is no pass); the rate over",
+            "graded trials follows in brackets. Scores are over graded trials.",
+            "",
+        ]
+    header = ["lane", "case", "condition", "provider", "trials", "pass", "errored", "95% CI (Wilson)"]
+    header += ["mean score", "score 95% CI", "pass@k", "pass^k"]
+    rows = [
+        [
+            s.lane,
+            s.case_id,
+            s.condition,
+            s.provider,
+            str(s.trials),
+            _passes(s),
+            str(s.errored),
+            _interval(s.pass_interval),
+            _score(s.mean_score),
+            _score_interval(s.score_interval),
+            " ".join(f"@{k}={v:.2f}" for k, v in s.pass_at_k.items()),
+            " ".join(f"^{k}={v:.2f}" for k, v in s.pass_hat_k.items()),
+        ]
+        for s in report.cases
+    ]
+    return [*out, *_table(header, rows)]
+
+
+def _with_errored(rate: float | None, errored: int | None) -> str:
+    return _pct(rate) + (f" ({errored} errored)" if errored else "")
+
+
+def _baseline_section(report: Report) -> list[str]:
+    out = ["## Baseline comparison", ""]
+    b, path = report.baseline, report.baseline_report
+    if b is None and path is None:
+        return [*out, "No baseline given (use `--compare-baseline REPORT`).", ""]
+    if b is None:
+        why = f": {report.baseline_problem}" if report.baseline_problem else ""
+        return [
+            *out,
+            f"This run named the baseline `{path}`; it was not compared when this report was built{why}.",
+            "",
+        ]
+    left_out = f"; {_left_out(b.cases_left_out_for_errors)}" if b.cases_left_out_for_errors else ""
+    out += [
+        f"Against run {b.baseline_run}" + (f" (`{path}`)" if path else "") + ": overall "
+        f"**{b.overall.verdict}** over {b.overall.n_pairs} case(s){left_out}.",
+        "Pass rates over graded trials; rows that were not compared (fingerprint-changed, errored, new,",
+        "missing) have no delta.",
+        "",
+    ]
+    return out + _table(
+        ["lane", "case", "condition", "provider", "baseline", "current", "delta", "status"],
+        [
+            [
+                r.lane,
+                r.case_id,
+                r.condition,
+                r.provider,
+                _with_errored(r.baseline_pass_rate_excluding_errors, r.baseline_errored),
+                _with_errored(r.current_pass_rate_excluding_errors, r.current_errored),
+                "-" if r.delta is None else f"{100 * r.delta:+.0f} pts",
+                r.status,
+            ]
+            for r in b.rows
         ],
     )
 
-    out += ["## Baseline comparison", ""]
-    if report.baseline is None:
-        out += ["No baseline given (use `--compare-baseline REPORT`).", ""]
-    else:
-        b = report.baseline
+
+def _anti_pattern_section(report: Report) -> list[str]:
+    out = ["## Anti-pattern summary", ""]
+    if not report.anti_patterns:
+        return [*out, "No anti-pattern findings.", ""]
+    return out + _table(
+        ["rule", "findings by severity"],
+        [
+            [rule, ", ".join(f"{k} {v}" for k, v in counts.items())]
+            for rule, counts in report.anti_patterns.items()
+        ],
+    )
+
+
+def _completeness_section(report: Report) -> list[str]:
+    out = ["## Completeness summary", ""]
+    if not report.completeness:
+        return [*out, "No dogfood trials were graded.", ""]
+    return out + _table(["dogfood item", "mean"], [[k, f"{v:.2f}"] for k, v in report.completeness.items()])
+
+
+def render_markdown(report: Report) -> str:
+    """The whole report.md, deterministic for a given Report."""
+    out = [f"# skillgym report — run {report.run_id}", ""]
+    if report.interrupted:
         out += [
-            f"Against run {b.baseline_run}: overall **{b.overall.verdict}** "
-            f"over {b.overall.n_pairs} case(s).",
+            "> **Interrupted:** this run was stopped before every trial finished; resume it with",
+            ">",
+            "> `skillgym run --resume <run-dir>`",
             "",
         ]
-        out += _table(
-            ["lane", "case", "condition", "provider", "baseline", "current", "delta", "status"],
-            [
-                [
-                    r.lane,
-                    r.case_id,
-                    r.condition,
-                    r.provider,
-                    _pct(r.baseline_pass_rate),
-                    _pct(r.current_pass_rate),
-                    "-" if r.delta is None else f"{100 * r.delta:+.0f} pts",
-                    r.status,
-                ]
-                for r in b.rows
-            ],
-        )
-
-    out += ["## Anti-pattern summary", ""]
-    if report.anti_patterns:
-        out += _table(
-            ["rule", "findings by severity"],
-            [
-                [rule, ", ".join(f"{k} {v}" for k, v in counts.items())]
-                for rule, counts in report.anti_patterns.items()
-            ],
-        )
-    else:
-        out += ["No anti-pattern findings.", ""]
-
-    out += ["## Completeness summary", ""]
-    if report.completeness:
-        out += _table(["dogfood item", "mean"], [[k, f"{v:.2f}"] for k, v in report.completeness.items()])
-    else:
-        out += ["No dogfood trials were graded.", ""]
+    out += _summary(report)
+    out += _condition_section(report)
+    out += _lane_section(report)
+    out += _provider_section(report)
+    out += _failures_section(report)
+    out += _cases_section(report)
+    out += _baseline_section(report)
+    out += _anti_pattern_section(report)
+    out += _completeness_section(report)
     if report.tokens is not None:
         out += _token_section(report.tokens)
     if report.snapshots is not None:

@@ -6,9 +6,11 @@ import msgspec
 import pytest
 
 from skillgym.events import RunStart
-from skillgym.report import build_report, compare_to_baseline, render_markdown
+from skillgym.report import Report, build_report, compare_to_baseline, render_markdown
+from skillgym.report.aggregate import PairedComparison
 from skillgym.report.baseline import newcombe_interval
 from skillgym.results import Grade, TrialPaths, TrialResult
+from skillgym.stats import mcnemar_exact_p, sign_test_p
 
 
 def _start(**changes: object) -> RunStart:
@@ -126,14 +128,14 @@ def test_infrastructure_errors_are_reported_apart_and_rates_shown_both_ways() ->
     assert "excluding infrastructure errors 50%" in md
 
 
-def test_lane_interval_treats_the_case_as_the_unit() -> None:
+def test_case_level_interval_treats_the_case_as_the_unit() -> None:
     # 10 trials of one case and 10 of another: two units, not twenty.
     results = [_trial("a", "none", t, True) for t in range(1, 11)] + [
         _trial("b", "none", t, False) for t in range(1, 11)
     ]
-    (lane,) = build_report(_start(conditions=("none",)), results).lane_summaries
-    assert lane.case_pass_interval is not None
-    assert lane.case_pass_interval.low == 0.0 and lane.case_pass_interval.high == 1.0
+    (summary,) = build_report(_start(conditions=("none",)), results).condition_summaries
+    assert summary.case_pass_interval is not None
+    assert summary.case_pass_interval.low == 0.0 and summary.case_pass_interval.high == 1.0
 
 
 def test_two_providers_get_a_provider_comparison() -> None:
@@ -214,3 +216,166 @@ def test_case_stats_leave_errored_trials_out_of_scores_only() -> None:
     assert stats.pass_rate == pytest.approx(1 / 3)
     assert stats.pass_rate_excluding_errors == pytest.approx(1 / 2)
     assert stats.mean_score == pytest.approx((1.0 + 0.25) / 2)
+
+
+def _by_name(report: Report) -> dict[str, PairedComparison]:
+    return {c.comparison.name: c for c in report.condition_comparisons}
+
+
+def test_errored_trials_are_left_out_of_condition_comparisons_not_counted_as_failures() -> None:
+    # Self-load never reached the agent (a stub without answers): nothing is known about it.
+    results = [_trial(f"c{i}", "none", 1, True) for i in range(8)]
+    results += [_trial(f"c{i}", "self-load", 1, False, errored=True) for i in range(8)]
+    report = build_report(_start(conditions=("none", "self-load"), trials=1), results)
+    realized = _by_name(report)["realized lift (self-load vs none)"]
+    assert realized.comparison.verdict == "inconclusive"
+    assert realized.comparison.n_pairs == 0 and realized.comparison.mean_diff is None
+    assert realized.cases_left_out_for_errors == 8
+    md = render_markdown(report)
+    assert (
+        "| realized lift (self-load vs none) | prompt | 0 (8 cases left out: infrastructure errors) |" in md
+    )
+    assert "**inconclusive** over 0 case(s); 8 cases left out: infrastructure errors." in md
+
+
+def test_condition_comparisons_pair_pass_rates_over_graded_trials() -> None:
+    # c0's treatment passed its one graded trial and errored twice: its rate is 1, not 1/3.
+    results = [_trial(f"c{i}", "none", t, False) for i in range(8) for t in (1, 2, 3)]
+    results += [_trial(f"c{i}", "preloaded", t, True) for i in range(1, 8) for t in (1, 2, 3)]
+    results += [_trial("c0", "preloaded", 1, True)]
+    results += [_trial("c0", "preloaded", t, False, errored=True) for t in (2, 3)]
+    oracle = _by_name(build_report(_start(conditions=("none", "preloaded")), results))[
+        "oracle lift (preloaded vs none)"
+    ]
+    assert oracle.comparison.n_pairs == 8 and oracle.cases_left_out_for_errors == 0
+    assert oracle.comparison.mean_diff == pytest.approx(1.0)
+    assert oracle.comparison.wins == 8
+
+
+def test_mcnemar_counts_only_cases_graded_on_both_sides() -> None:
+    # One trial per case: 6 cases win; in 2 more the control passed and the treatment errored. Counting
+    # the error as a failure would make those 2 losses; they are no evidence either way.
+    results = [_trial(f"c{i}", "none", 1, i >= 6) for i in range(8)]
+    results += [_trial(f"c{i}", "self-load", 1, True) for i in range(6)]
+    results += [_trial(f"c{i}", "self-load", 1, False, errored=True) for i in (6, 7)]
+    realized = _by_name(build_report(_start(conditions=("none", "self-load"), trials=1), results))[
+        "realized lift (self-load vs none)"
+    ]
+    assert realized.mcnemar_p == mcnemar_exact_p(6, 0)
+    assert realized.comparison.p_value == sign_test_p(6, 0)
+    assert (realized.comparison.wins, realized.comparison.losses) == (6, 0)
+    assert realized.cases_left_out_for_errors == 2
+
+
+def test_provider_comparison_pairs_per_case_not_per_case_and_condition() -> None:
+    # 2 cases x 4 conditions: two units of evidence, not eight (which would read as p < 0.01).
+    conditions = ("none", "self-load", "preloaded", "stale")
+    results = [
+        _trial(case, condition, 1, provider == "claude", provider=provider)
+        for provider in ("claude", "codex")
+        for case in ("a", "b")
+        for condition in conditions
+    ]
+    report = build_report(_start(providers=("codex", "claude"), trials=1), results)
+    (comparison,) = report.provider_comparisons
+    assert comparison.comparison.n_pairs == 2
+    assert comparison.comparison.verdict == "inconclusive"
+    assert comparison.comparison.mean_diff == pytest.approx(1.0)
+
+
+def test_provider_comparison_averages_the_conditions_both_providers_graded() -> None:
+    results = [
+        _trial("a", "none", 1, True, provider="claude"),
+        _trial("a", "stale", 1, False, provider="claude"),
+        _trial("a", "none", 1, False, provider="codex"),
+        _trial("a", "stale", 1, False, provider="codex", errored=True),  # not graded: stale is not paired
+        _trial("b", "none", 1, True, provider="claude"),
+        _trial("b", "none", 1, False, provider="codex", errored=True),
+    ]
+    report = build_report(_start(providers=("codex", "claude"), conditions=("none", "stale")), results)
+    (comparison,) = report.provider_comparisons
+    assert comparison.comparison.n_pairs == 1 and comparison.comparison.mean_diff == pytest.approx(1.0)
+    assert comparison.cases_left_out_for_errors == 1  # b: codex never graded
+    assert "| claude vs codex | prompt | 1 (1 case left out: infrastructure errors) |" in render_markdown(
+        report
+    )
+
+
+def test_condition_table_names_the_provider_when_the_run_has_several() -> None:
+    results = [
+        _trial(f"c{i}", condition, 1, condition == "preloaded", provider=provider)
+        for provider in ("claude", "codex")
+        for i in range(6)
+        for condition in ("none", "preloaded")
+    ]
+    md = render_markdown(build_report(_start(providers=("claude", "codex"), trials=1), results))
+    header = "| comparison | lane | provider | cases | mean diff | 95% CI | W/T/L | p (sign) | verdict |"
+    assert header in md
+    assert "| oracle lift (preloaded vs none) | prompt | claude | 6 |" in md
+    assert "| oracle lift (preloaded vs none) | prompt | codex | 6 |" in md
+    single = render_markdown(build_report(_start(), _lift_results()))
+    assert "| comparison | lane | cases | mean diff | 95% CI | W/T/L | p (sign) | verdict |" in single
+
+
+def _scored(trial: int, score: float) -> TrialResult:
+    return msgspec.structs.replace(
+        _trial("s", "none", trial, False), grade=Grade(passed=False, score=score, reasons=("x",))
+    )
+
+
+def test_score_interval_stays_within_zero_and_one() -> None:
+    (stats,) = build_report(_start(), [_scored(1, 0.2), _scored(2, 0.5), _scored(3, 0.9)]).cases
+    assert stats.score_interval is not None
+    assert (stats.score_interval.low, stats.score_interval.high) == (0.0, 1.0)  # the t-interval is wider
+
+
+def test_case_rows_show_errored_trials_the_rate_without_them_and_the_score_interval() -> None:
+    results = [
+        _trial("c", "none", 1, True),
+        _trial("c", "none", 2, False),
+        _trial("c", "none", 3, False, errored=True),
+        _trial("d", "none", 1, True),
+    ]
+    md = render_markdown(build_report(_start(conditions=("none",)), results))
+    assert "| trials | pass | errored | 95% CI (Wilson) | mean score | score 95% CI |" in md
+    assert "| prompt | c | none | stub | 3 | 1/3 (1/2 = 50% excl. errors) | 1 | [6%, 79%] | 0.62 |" in md
+    assert "| prompt | d | none | stub | 1 | 1/1 | 0 | [21%, 100%] | 1.00 | [1.00, 1.00] |" in md
+
+
+def test_case_level_intervals_are_per_condition_not_over_a_lanes_mixture() -> None:
+    # Every case passes under preloaded and fails under none: the lane's 50% is not one population.
+    results = [_trial(f"c{i}", c, 1, c == "preloaded") for i in range(6) for c in ("none", "preloaded")]
+    report = build_report(_start(conditions=("none", "preloaded"), trials=1), results)
+    (lane,) = report.lane_summaries
+    assert not hasattr(lane, "case_pass_interval")
+    by_condition = {s.condition: s for s in report.condition_summaries}
+    assert by_condition.keys() == {"none", "preloaded"}
+    preloaded = by_condition["preloaded"].case_pass_interval
+    assert preloaded is not None and preloaded.high == 1.0 and preloaded.low < 0.7  # six cases: not certain
+    md = render_markdown(report)
+    assert "| prompt | none | 6 | 6 | 0 | 6 | 0 | 0% | 0% | [0%, 39%] | 0.25 |" in md
+
+
+def test_condition_summaries_are_per_provider_when_there_are_several() -> None:
+    results = [
+        _trial(f"c{i}", "none", 1, p == "claude", provider=p) for i in range(4) for p in ("claude", "codex")
+    ]
+    report = build_report(_start(providers=("claude", "codex"), conditions=("none",), trials=1), results)
+    assert [(s.condition, s.provider, s.pass_rate) for s in report.condition_summaries] == [
+        ("none", "claude", 1.0),
+        ("none", "codex", 0.0),
+    ]
+    assert "| lane | condition | provider | cases |" in render_markdown(report)
+
+
+def test_stale_harm_verdict_says_which_way_stale_guidance_went() -> None:
+    hurts = [_trial(f"c{i}", c, 1, c == "none") for i in range(8) for c in ("none", "stale")]
+    report = build_report(_start(conditions=("none", "stale"), trials=1), hurts)
+    (harm,) = report.condition_comparisons
+    assert harm.comparison.verdict == "improved"  # report.json: treatment (none) passes more than stale
+    md = render_markdown(report)
+    assert md.count("stale hurts") == 2 and "improved" not in md  # the table row and the summary line
+    helps = [_trial(f"c{i}", c, 1, c == "stale") for i in range(8) for c in ("none", "stale")]
+    assert "| stale helps |" in render_markdown(
+        build_report(_start(conditions=("none", "stale"), trials=1), helps)
+    )

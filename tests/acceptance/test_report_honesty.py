@@ -1,0 +1,113 @@
+"""Acceptance: infrastructure errors stay out of verdicts, and a baseline is never dropped without a word."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.conftest import run_cli
+
+SuiteDir = Callable[[dict[str, str]], Path]
+
+CASES = ("wait-a", "wait-b", "wait-c", "wait-d", "wait-e", "wait-f")
+SUITE = {
+    "suite.py": """
+        from skillgym import skill
+
+        skill("waiting", "skills/waiting")
+    """,
+    "skills/waiting/SKILL.md": "---\nname: waiting\ndescription: wait for output\n---\nPoll, never sleep.\n",
+    "cases.py": """
+        from skillgym import prompt_case
+
+        for name in ("wait-a", "wait-b", "wait-c", "wait-d", "wait-e", "wait-f"):
+            with prompt_case(name) as c:
+                c.category("trigger")
+                c.prompt("wait for the server")
+                c.expect_skill(None)
+                with c.step("waits") as s:
+                    s.must_mention("wait")
+    """,
+    # Canned answers for `none` only: every self-load trial is a provider error, not a failed task.
+    **{f"stubs/{case}/none.md": "I would wait for the line.\n" for case in CASES},
+}
+SCHEMA_1 = Path(__file__).parent.parent / "unit" / "data" / "report-schema-1.json"
+
+
+def _only_run(root: Path, output: str = "runs") -> Path:
+    (run_dir,) = (root.parent / output).iterdir()
+    return run_dir
+
+
+def _run(root: Path, *args: str, output: str = "runs") -> None:
+    proc = run_cli(
+        "run", "--suite", str(root), "--provider", "stub", "--output", output, *args, cwd=root.parent
+    )
+    assert proc.returncode in (0, 1), proc.stderr
+
+
+def test_a_condition_that_only_errored_is_left_out_not_called_a_regression(suite_dir: SuiteDir) -> None:
+    root = suite_dir(SUITE)
+    _run(root, "--condition", "none", "--condition", "self-load", "--trials", "2")
+    run_dir = _only_run(root)
+    report = json.loads((run_dir / "report.json").read_text())
+    assert report["counts"]["errored"] == 12
+    (realized,) = report["condition_comparisons"]
+    assert realized["comparison"]["verdict"] == "inconclusive"
+    assert realized["comparison"]["n_pairs"] == 0 and realized["cases_left_out_for_errors"] == 6
+    md = (run_dir / "report.md").read_text()
+    assert "regressed" not in md
+    assert (
+        "| realized lift (self-load vs none) | prompt | 0 (6 cases left out: infrastructure errors) |" in md
+    )
+
+
+def test_a_baseline_is_stored_absolute_and_a_rebuild_says_when_it_is_gone(
+    suite_dir: SuiteDir, tmp_path: Path
+) -> None:
+    root = suite_dir(SUITE)
+    _run(root, "--condition", "none", output="base")
+    base = _only_run(root, "base")
+    _run(root, "--condition", "none", "--compare-baseline", f"base/{base.name}")  # relative to the cwd
+    run_dir = _only_run(root)
+    report = json.loads((run_dir / "report.json").read_text())
+    assert report["baseline_report"] == str(base.resolve())
+    assert report["baseline"]["overall"]["n_pairs"] == len(CASES)
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    rebuilt = run_cli("report", str(run_dir), cwd=elsewhere)  # another cwd still finds the baseline
+    assert rebuilt.returncode == 0 and "warning" not in rebuilt.stderr, rebuilt.stderr
+    assert json.loads((run_dir / "report.json").read_text())["baseline"] == report["baseline"]
+
+    shutil.rmtree(base)
+    gone = run_cli("report", str(run_dir), cwd=elsewhere)
+    assert gone.returncode == 0, gone.stderr
+    warning = " ".join(gone.stderr.split())
+    expected = f"skillgym: warning: baseline report {base.resolve()} was not compared: not found; put it back"
+    assert expected in warning
+    after = json.loads((run_dir / "report.json").read_text())
+    assert after["baseline"] is None and after["baseline_problem"].startswith("not found;")
+    md = " ".join((run_dir / "report.md").read_text().split())
+    assert (
+        f"This run named the baseline `{base.resolve()}`; it was not compared when this report was built"
+        in md
+    )
+
+
+def test_compare_baseline_reads_an_older_report_and_refuses_a_newer_one(suite_dir: SuiteDir) -> None:
+    root = suite_dir(SUITE)
+    older = root.parent / "older.json"
+    shutil.copy(SCHEMA_1, older)
+    _run(root, "--condition", "none", "--compare-baseline", str(older))
+    report = json.loads((_only_run(root) / "report.json").read_text())
+    assert report["baseline"]["baseline_run"] == "20260101-000000-v1v1v1"
+    assert {row["status"] for row in report["baseline"]["rows"]} == {"new", "missing"}  # other cases
+
+    newer = root.parent / "newer.json"
+    newer.write_text(json.dumps({**json.loads(SCHEMA_1.read_text()), "schema": 99}))
+    refused = run_cli("run", "--suite", str(root), "--compare-baseline", str(newer), cwd=root.parent)
+    assert refused.returncode == 2
+    assert "has report schema 99, newer than this skillgym reads" in " ".join(refused.stderr.split())

@@ -1,0 +1,143 @@
+"""--compare-baseline: per-case pairing, graded trials only, and reading reports of other schema versions."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from skillgym.errors import UsageError
+from skillgym.report import build_report, compare_to_baseline, load_report, render_markdown
+from skillgym.report.aggregate import REPORT_SCHEMA
+from skillgym.reporters.final import write_report
+from tests.unit.test_report import _start, _trial
+
+SCHEMA_1 = Path(__file__).parent / "data" / "report-schema-1.json"  # written by skillgym before schema 2
+CONDITIONS = ("none", "self-load", "preloaded", "stale")
+
+
+def test_overall_pairs_per_case_not_per_condition_row() -> None:
+    # 2 cases x 4 conditions: two units of evidence, not eight (which would read as p < 0.01).
+    old = build_report(_start(run_id="old"), [_trial(c, k, 1, False) for c in "ab" for k in CONDITIONS])
+    new = build_report(_start(), [_trial(c, k, 1, True) for c in "ab" for k in CONDITIONS])
+    summary = compare_to_baseline(new, old)
+    assert len(summary.rows) == 8
+    assert summary.overall.n_pairs == 2
+    assert summary.overall.verdict == "inconclusive"
+
+
+def test_overall_averages_a_cases_compared_rows() -> None:
+    old = build_report(_start(run_id="old"), [_trial("a", k, 1, False) for k in ("none", "stale")])
+    new = build_report(_start(), [_trial("a", "none", 1, True), _trial("a", "stale", 1, False)])
+    overall = compare_to_baseline(new, old).overall
+    assert overall.n_pairs == 1 and overall.mean_diff == pytest.approx(0.5)
+
+
+def test_rows_compare_graded_trials_and_a_side_with_only_errors_is_not_compared() -> None:
+    old = build_report(
+        _start(run_id="old"),
+        [
+            *(_trial("flaky", "none", t, True) for t in range(1, 11)),
+            *(_trial("down", "none", t, True) for t in range(1, 4)),
+        ],
+    )
+    new = build_report(
+        _start(),
+        [
+            # Five infrastructure errors say nothing about the agent: 5/5 graded is still 100%.
+            *(_trial("flaky", "none", t, True) for t in range(1, 6)),
+            *(_trial("flaky", "none", t, False, errored=True) for t in range(6, 11)),
+            *(_trial("down", "none", t, False, errored=True) for t in range(1, 4)),
+        ],
+    )
+    summary = compare_to_baseline(new, old)
+    rows = {r.case_id: r for r in summary.rows}
+    assert rows["flaky"].status == "unchanged" and rows["flaky"].delta == 0.0
+    assert rows["flaky"].current_pass_rate_excluding_errors == 1.0 and rows["flaky"].current_errored == 5
+    assert rows["down"].status == "errored" and rows["down"].delta is None
+    assert rows["down"].current_pass_rate_excluding_errors is None
+    assert summary.overall.n_pairs == 1 and summary.cases_left_out_for_errors == 1
+    report = msgspec.structs.replace(new, baseline=summary, baseline_report="/runs/old/report.json")
+    md = render_markdown(report)
+    assert "Against run old (`/runs/old/report.json`): overall **inconclusive** over 1 case(s); " in md
+    assert "1 case left out: infrastructure errors." in md
+    assert "| prompt | flaky | none | stub | 100% | 100% (5 errored) | +0 pts | unchanged |" in md
+    assert "| prompt | down | none | stub | 100% | - (3 errored) | - | errored |" in md
+
+
+def test_a_changed_fingerprint_has_no_delta() -> None:
+    old = build_report(_start(run_id="old"), [_trial("a", "none", t, False) for t in (1, 2, 3)])
+    new = build_report(_start(), [_trial("a", "none", t, True, fingerprint="e" * 64) for t in (1, 2, 3)])
+    (row,) = compare_to_baseline(new, old).rows
+    assert row.status == "fingerprint-changed" and row.delta is None
+    md = render_markdown(msgspec.structs.replace(new, baseline=compare_to_baseline(new, old)))
+    assert "| prompt | a | none | stub | 0% | 100% | - | fingerprint-changed |" in md
+
+
+def test_a_baseline_that_could_not_be_read_is_named_in_the_report() -> None:
+    report = msgspec.structs.replace(
+        build_report(_start(baseline_report="/runs/old/report.json"), [_trial("a", "none", 1, True)]),
+        baseline_problem="not found",
+    )
+    md = render_markdown(report)
+    assert "This run named the baseline `/runs/old/report.json`; it was not compared when this report" in md
+    assert "was built: not found." in md
+    assert "No baseline given" not in md
+
+
+def _write(tmp_path: Path, doc: dict[str, object]) -> Path:
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_a_report_newer_than_this_version_is_refused_with_the_fix(tmp_path: Path) -> None:
+    doc = json.loads(SCHEMA_1.read_text())
+    doc["schema"] = 99
+    with pytest.raises(UsageError) as caught:
+        load_report(_write(tmp_path, doc))
+    message = str(caught.value)
+    assert f"baseline report {tmp_path / 'report.json'} has report schema 99" in message  # what and where
+    assert f"newer than this skillgym reads (schema {REPORT_SCHEMA} and earlier)" in message
+    assert "upgrade skillgym" in message  # how
+
+
+def test_a_report_without_a_schema_is_not_a_skillgym_report(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="is not a skillgym report"):
+        load_report(_write(tmp_path, {"run_id": "x"}))
+    with pytest.raises(UsageError, match="report schema 0, which no skillgym writes"):
+        load_report(_write(tmp_path, {"schema": 0}))
+
+
+def test_a_schema_1_report_keeps_its_cases_and_drops_what_it_computed_differently() -> None:
+    report = load_report(SCHEMA_1)
+    assert report.schema == 1
+    assert len(report.cases) == 4 and report.counts.errored == 1
+    # Its comparisons counted errored trials as failures; not passed off as this version's.
+    assert report.condition_comparisons == () and report.baseline is None
+    assert report.condition_summaries == ()
+    (lane,) = report.lane_summaries
+    assert lane.counts.total == 8
+
+
+def test_this_version_compares_with_a_schema_1_baseline() -> None:
+    baseline = load_report(SCHEMA_1)
+    current = build_report(
+        _start(),
+        [_trial("wait-for-output", "none", t, True) for t in (1, 2)]
+        + [_trial("wait-for-output", "self-load", t, True) for t in (1, 2)],
+    )
+    summary = compare_to_baseline(current, baseline)
+    rows = {(r.case_id, r.condition): r for r in summary.rows}
+    assert rows[("wait-for-output", "self-load")].baseline_pass_rate_excluding_errors == 1.0  # 1 of 1 graded
+    assert rows[("wait-for-output", "none")].delta == pytest.approx(0.5)
+    assert rows[("plain-edit", "none")].status == "missing"
+    assert summary.overall.n_pairs == 1
+
+
+def test_a_report_this_version_writes_loads_back_unchanged(tmp_path: Path) -> None:
+    report = build_report(_start(), [_trial("a", "none", t, t == 1) for t in (1, 2, 3)])
+    write_report(tmp_path, report)
+    assert load_report(tmp_path) == report
