@@ -10,6 +10,7 @@ import msgspec
 from rich.console import Console
 
 from .bus import Subscriber
+from .claim import claim_run_dir
 from .errors import UsageError
 from .eventlog import mend_tail, read_run_log
 from .loader import load_suite
@@ -88,46 +89,49 @@ def resume_run(
     secrets: tuple[str, ...],
 ) -> RunOutcome:
     """Continue an interrupted run: same plan and settings, finished trials (same fingerprint) kept."""
-    log = read_run_log(run_dir)
-    start = log.start
-    suite = load_suite(Path(start.suite_dir))
-    plan = build_plan(
-        suite,
-        lanes=start.lanes,
-        conditions=start.conditions,
-        case_ids=start.case_filter,
-        providers=start.providers,
-        model=start.model,
-        trials=start.trials,
-    )
-    fingerprints = {c.id: c.fingerprint for c in suite.cases}
-    planned = {i.key for i in plan.items}
-    done: list[TrialResult] = [
-        r for r in log.results if r.key in planned and fingerprints.get(r.case_id) == r.fingerprint
-    ]
-    settings = start.settings
-    options = RunOptions(
-        output=str(run_dir.parent),
-        concurrency=concurrency or start.concurrency,
-        keep_workspaces=bool(settings.get("keep_workspaces", False)),
-        record=bool(settings.get("record", False)),
-        replay_source=settings.get("replay_source"),
-        agent_command=settings.get("agent_command"),
-        baseline_report=start.baseline_report,
-        argv=argv,
-        run_id=start.run_id,
-        secrets=secrets,
-    )
-    baseline = load_report(Path(start.baseline_report)) if start.baseline_report else None
-    subscribers, _ = build_reporters(
-        reporters,
-        run_dir=run_dir.resolve(),
-        console=console,
-        reporter_output=reporter_output,
-        baseline=baseline,
-    )
-    mend_tail(run_dir)
-    return anyio.run(lambda: execute(plan, suite, options, subscribers, done=done, run_dir=run_dir.resolve()))
+    with claim_run_dir(run_dir):  # before the log is read or mended: nobody else may be writing it
+        log = read_run_log(run_dir)
+        start = log.start
+        suite = load_suite(Path(start.suite_dir))
+        plan = build_plan(
+            suite,
+            lanes=start.lanes,
+            conditions=start.conditions,
+            case_ids=start.case_filter,
+            providers=start.providers,
+            model=start.model,
+            trials=start.trials,
+        )
+        fingerprints = {c.id: c.fingerprint for c in suite.cases}
+        planned = {i.key for i in plan.items}
+        done: list[TrialResult] = [
+            r for r in log.results if r.key in planned and fingerprints.get(r.case_id) == r.fingerprint
+        ]
+        settings = start.settings
+        options = RunOptions(
+            output=str(run_dir.parent),
+            concurrency=concurrency or start.concurrency,
+            keep_workspaces=bool(settings.get("keep_workspaces", False)),
+            record=bool(settings.get("record", False)),
+            replay_source=settings.get("replay_source"),
+            agent_command=settings.get("agent_command"),
+            baseline_report=start.baseline_report,
+            argv=argv,
+            run_id=start.run_id,
+            secrets=secrets,
+        )
+        baseline = load_report(Path(start.baseline_report)) if start.baseline_report else None
+        subscribers, _ = build_reporters(
+            reporters,
+            run_dir=run_dir.resolve(),
+            console=console,
+            reporter_output=reporter_output,
+            baseline=baseline,
+        )
+        mend_tail(run_dir)
+        return anyio.run(
+            lambda: execute(plan, suite, options, subscribers, done=done, run_dir=run_dir.resolve())
+        )
 
 
 def rebuild_report(run_dir: Path) -> Report:

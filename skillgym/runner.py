@@ -18,6 +18,7 @@ import msgspec
 
 from . import __version__
 from .bus import EventBus, Subscriber, running_bus
+from .claim import claim_run_dir
 from .errors import SkillgymError
 from .events import (
     CaseFinish,
@@ -234,9 +235,11 @@ async def execute(
     done: Sequence[TrialResult] = (),
     run_dir: Path | None = None,
 ) -> RunOutcome:
-    """Run ``plan``; ``done`` holds results a resumed run already has (those items are not run again)."""
+    """Run ``plan``; ``done`` holds results a resumed run already has (those items are not run again).
+
+    The run directory is held by this process while the run lasts (see ``claim_run_dir``).
+    """
     providers = await detect_providers(plan, suite, options)
-    injected = injected_texts(suite, plan)
     run_id = options.run_id or new_run_id()
     run_dir = (run_dir or Path(options.output) / run_id).resolve()
     try:
@@ -246,6 +249,21 @@ async def execute(
             f"cannot create the run directory {run_dir}: {exc.strerror or exc}; "
             "pass --output DIR with a writable folder"
         ) from exc
+    with claim_run_dir(run_dir):
+        return await _execute(plan, suite, options, subscribers, providers, done, run_id, run_dir)
+
+
+async def _execute(
+    plan: Plan,
+    suite: Suite,
+    options: RunOptions,
+    subscribers: Sequence[Subscriber],
+    providers: dict[str, Provider],
+    done: Sequence[TrialResult],
+    run_id: str,
+    run_dir: Path,
+) -> RunOutcome:
+    injected = injected_texts(suite, plan)
     cases = {c.id: c for c in suite.cases}
     finished_keys = {r.key for r in done}
     todo = [i for i in plan.items if i.key not in finished_keys]

@@ -167,6 +167,33 @@ def test_interrupted_run_resumes_without_losing_or_repeating_trials(
     check_order(_events_after_last_start(run_dir))
 
 
+def test_a_run_that_is_still_going_cannot_be_resumed_alongside(suite_dir: SuiteDir, tmp_path: Path) -> None:
+    root = suite_dir(SUITE)
+    agent, _ = _agent(tmp_path)
+    hang_flag = tmp_path / "hang"
+    hang_flag.write_text("")
+    args = agent_run(root, f"{agent} {hang_flag}")
+    with running_cli(*args, "--concurrency", "8", cwd=root.parent) as child:
+        wait_for(
+            lambda: list((root.parent / "runs").glob("*/trials/prompt/*/*/command/trial-1/result.json")),
+            timeout=90,
+            what="the first trial to finish",
+        )
+        run_dir = _only_run(root)
+        before = (run_dir / "events.jsonl").read_bytes()
+        proc = run_cli("run", "--resume", str(run_dir), cwd=root.parent)
+        assert proc.returncode == 2, proc.stderr
+        assert "is in use by another skillgym process" in proc.stderr
+        assert (run_dir / "events.jsonl").read_bytes().startswith(before)  # nothing of its own written
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=60)
+    assert child.returncode == 130, (out, err)
+    assert [e["type"] for e in _events(run_dir)].count("run.start") == 1
+    hang_flag.unlink()
+    resumed = run_cli("run", "--resume", str(run_dir), cwd=root.parent)  # once it has stopped: fine
+    assert resumed.returncode == 1, resumed.stderr
+
+
 def _events_after_last_start(run_dir: Path) -> list[dict[str, object]]:
     events = _events(run_dir)
     last = max(i for i, e in enumerate(events) if e["type"] == "run.start")
