@@ -269,6 +269,9 @@ def _closing_lines(outcome: RunOutcome, reporters: Sequence[str], out: Console) 
         + (" (interrupted)" if outcome.interrupted else ""),
         markup=False,
     )
+    warned = sum(1 for r in outcome.results if r.warnings)
+    if warned:
+        out.print(f"{warned} trial(s) finished with warnings: see Warnings in report.md", markup=False)
     out.print(f"report: {Path(outcome.run_dir) / 'report.md'}", markup=False)
 
 

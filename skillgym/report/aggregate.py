@@ -162,6 +162,13 @@ class Failure(Data, frozen=True, kw_only=True):
     reasons: tuple[str, ...]
 
 
+class Warned(Data, frozen=True, kw_only=True):
+    """A trial's warnings: worth a look (a stale cassette, a process that outlived cleanup), not a verdict."""
+
+    key: str
+    warnings: tuple[str, ...]
+
+
 class Report(Data, frozen=True, kw_only=True):
     """Everything report.json holds; report.md is rendered from it."""
 
@@ -184,6 +191,7 @@ class Report(Data, frozen=True, kw_only=True):
     anti_patterns: dict[str, dict[str, int]]
     completeness: dict[str, float]
     failures: tuple[Failure, ...]
+    warned: tuple[Warned, ...] = ()  # trials that finished with warnings, in report order
     baseline: BaselineSummary | None = None
     baseline_report: str | None = None  # the report --compare-baseline named
     # Why that report was not compared when this one was built (gone or unreadable by then), and the fix.
@@ -476,6 +484,7 @@ def build_report(start: RunStart, results: Sequence[TrialResult], *, interrupted
         anti_patterns=_anti_patterns(ordered),
         completeness=_completeness(ordered),
         failures=tuple(_failure(r) for r in ordered if r.status != "passed"),
+        warned=tuple(Warned(key=r.key, warnings=r.warnings) for r in ordered if r.warnings),
         baseline_report=start.baseline_report,
         tokens=build_token_report(ordered),
     )

@@ -110,6 +110,8 @@ def _summary(report: Report) -> list[str]:
             f"- {cmp.name}, {comp.lane} lane ({comp.provider}): **{_verdict(cmp)}** "
             f"over {cmp.n_pairs} case(s)" + (f"; {_left_out(left_out)}." if left_out else ".")
         )
+    if report.warned:
+        out.append(f"- {len(report.warned)} trial(s) finished with warnings (see Warnings).")
     if report.tokens is not None:
         t = report.tokens.totals
         out.append(f"- Tokens: {_n(t.total)} in total over {t.trials} trial(s) that reported usage.")
@@ -226,6 +228,24 @@ def _passes(s: CaseStats) -> str:
     return f"{shown} ({s.passed}/{s.graded} = {_pct(s.pass_rate_excluding_errors)} excl. errors)"
 
 
+# Beyond this many warned trials, report.json has the rest: a warning repeated per trial is one problem.
+_WARNED_SHOWN = 50
+
+
+def _warnings_section(report: Report) -> list[str]:
+    out = ["## Warnings", ""]
+    if not report.warned:
+        return [*out, "None.", ""]
+    out += ["Worth a look, though no verdict depends on them:", ""]
+    for warned in report.warned[:_WARNED_SHOWN]:
+        out.append(f"- `{warned.key}`")
+        out += [f"  - {warning}" for warning in warned.warnings]
+    hidden = len(report.warned) - _WARNED_SHOWN
+    if hidden > 0:
+        out.append(f"- ... and {hidden} more trial(s) with warnings in report.json")
+    return [*out, ""]
+
+
 def _cases_section(report: Report) -> list[str]:
     out = ["## Trial aggregation", ""]
     if any(s.errored for s in report.cases):
@@ -333,6 +353,7 @@ def render_markdown(report: Report) -> str:
     out += _lane_section(report)
     out += _provider_section(report)
     out += _failures_section(report)
+    out += _warnings_section(report)
     out += _cases_section(report)
     out += _baseline_section(report)
     out += _anti_pattern_section(report)

@@ -421,6 +421,15 @@ def test_record_with_a_real_agent_then_replay_offline_gives_the_same_outcome(
     assert result["usage"]["total"] == 10
     assert result["warnings"] == []
     assert (run_dir / result["paths"]["cassette"]).resolve() == cassette.resolve()
+    # The case changes after the recording: the replay still runs, and says it is playing a stale cassette.
+    cases = root / "cases.py"
+    cases.write_text(cases.read_text().replace("Write hello to out.txt", "Write hello into out.txt"))
+    stale = run_cli("run", "--suite", str(root), "--case", "make-file", "--output", "stale", cwd=root.parent)
+    assert stale.returncode == 0, stale.stderr
+    assert "1 trial(s) finished with warnings: see Warnings in report.md" in stale.stdout
+    (stale_dir,) = (root.parent / "stale").iterdir()
+    warnings = (stale_dir / "report.md").read_text().split("## Warnings\n", 1)[1].split("\n## ", 1)[0]
+    assert "- `execution/make-file/none/replay/trial-1`\n  - cassette recorded for fingerprint" in warnings
 
 
 def test_compare_baseline_pairs_cases_and_flags_a_changed_one(suite_dir: SuiteDir) -> None:

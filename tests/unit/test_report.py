@@ -188,6 +188,7 @@ def test_markdown_has_every_section_and_lists_failures_with_reasons() -> None:
         "Lane breakdown",
         "Provider comparison",
         "Failed cases",
+        "Warnings",
         "Trial aggregation",
         "Baseline comparison",
         "Anti-pattern summary",
@@ -196,6 +197,19 @@ def test_markdown_has_every_section_and_lists_failures_with_reasons() -> None:
         assert f"\n## {heading}\n" in md
     assert "- `prompt/c1/none/stub/trial-1` (failed)\n  - required workflow step 's' failed: x" in md
     assert render_markdown(build_report(_start(), _lift_results())) == md  # deterministic
+
+
+def test_trials_with_warnings_are_listed_and_counted_in_the_summary() -> None:
+    stale = "cassette recorded for fingerprint aaa, case is now bbb: re-record with --record (x.jsonl)"
+    warned = msgspec.structs.replace(_trial("a", "none", 1, True), warnings=(stale,))
+    report = build_report(_start(), [warned, _trial("b", "none", 1, True)])
+    assert [(w.key, w.warnings) for w in report.warned] == [("prompt/a/none/stub/trial-1", (stale,))]
+    md = render_markdown(report)
+    assert "- 1 trial(s) finished with warnings (see Warnings)." in md
+    listed = "## Warnings\n\nWorth a look, though no verdict depends on them:\n\n"
+    assert f"{listed}- `prompt/a/none/stub/trial-1`\n  - {stale}\n" in md
+    quiet = render_markdown(build_report(_start(), [_trial("b", "none", 1, True)]))
+    assert "## Warnings\n\nNone.\n" in quiet and "finished with warnings" not in quiet
 
 
 def test_a_table_cell_with_a_bar_or_a_line_break_keeps_the_row_intact() -> None:
