@@ -97,7 +97,9 @@ def counts_of(results: Sequence[TrialResult]) -> Counts:
 
 async def detect_providers(plan: Plan, suite: Suite, options: RunOptions) -> dict[str, Provider]:
     """Build and detect every provider once; any unavailable one stops the run before it starts."""
-    settings = ProviderSettings(replay_source=options.replay_source, agent_command=options.agent_command)
+    settings = ProviderSettings(
+        replay_source=options.replay_source, agent_command=options.agent_command, model=plan.model
+    )
     providers = {
         name: make_provider(name, suite_root=Path(suite.root), settings=settings) for name in plan.providers
     }

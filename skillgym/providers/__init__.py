@@ -27,6 +27,7 @@ class ProviderSettings(Data, frozen=True, kw_only=True):
     """Provider options from the command line; each provider reads only its own."""
 
     replay_source: str | None = None  # "provider/model": which cassettes replay plays
+    model: str | None = None  # --model: for replay, which recorded model's cassettes (must match the source)
     agent_command: str | None = None  # the command provider's program and arguments
     # Agent CLIs: None means $SKILLGYM_CLAUDE / $SKILLGYM_CODEX, else `claude` / `codex` on PATH.
     claude_path: str | None = None
@@ -40,7 +41,7 @@ _DEFAULTS = ProviderSettings()
 def make_provider(name: str, *, suite_root: Path, settings: ProviderSettings = _DEFAULTS) -> Provider:
     """The provider called ``name``; raises ``UsageError`` for an unknown name or bad settings."""
     if name == "replay":
-        return ReplayProvider(suite_root, settings.replay_source)
+        return ReplayProvider(suite_root, settings.replay_source, settings.model)
     if name == "stub":
         return StubProvider(suite_root)
     if name == "command":

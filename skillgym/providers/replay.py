@@ -43,7 +43,8 @@ _MAX_OUTPUT: Final = 1024 * 1024
 class ReplayProvider:
     """Replays cassettes recorded by ``source`` (``"provider/model"``) from ``<suite_root>/cassettes``.
 
-    With ``source`` None the suite must hold exactly one provider/model pair, which is used.
+    With ``source`` None the suite must hold exactly one provider/model pair, which is used; ``model``
+    (``--model``) narrows that choice to the pairs recorded with that model, and must agree with ``source``.
     """
 
     name: str = "replay"
@@ -51,10 +52,16 @@ class ReplayProvider:
     runs_agent: bool = False
     passthrough_env: tuple[str, ...] = ()
 
-    def __init__(self, suite_root: Path, source: str | None = None) -> None:
+    def __init__(self, suite_root: Path, source: str | None = None, model: str | None = None) -> None:
         self._root = cassettes_root(suite_root)
         self._suite_root = Path(suite_root)
         self._source = _split_source(source) if source is not None else None
+        self._model = model
+        if self._source is not None and model is not None and self._source[1] != model:
+            raise UsageError(
+                f"--model {model} and --replay-source {'/'.join(self._source)} disagree: replay plays the "
+                "cassettes of one recorded model; drop --model or make the two match"
+            )
 
     def pairs(self) -> list[tuple[str, str]]:
         """The provider/model pairs recorded under the cassettes dir, sorted."""
@@ -80,16 +87,24 @@ class ReplayProvider:
                     + (f"recorded pairs: {listed}" if pairs else "record some with --record")
                 )
             return self._source
-        if len(pairs) == 1:
-            return pairs[0]
         if not pairs:
             raise UsageError(
                 f"no cassettes under {self._root}: expected folders cassettes/<provider>/<model>/; "
                 "record some with --record, or use --provider stub"
             )
+        if self._model is not None:
+            pairs = [pair for pair in pairs if pair[1] == self._model]
+            if not pairs:
+                raise UsageError(
+                    f"no cassettes recorded with model {self._model!r} under {self._root}; recorded "
+                    f"pairs: {listed} (drop --model to replay the only one, or choose with --replay-source)"
+                )
+        if len(pairs) == 1:
+            return pairs[0]
+        named = ", ".join("/".join(pair) for pair in pairs)
         raise UsageError(
-            f"several recorded provider/model pairs under {self._root}: {listed}; "
-            "choose one as the replay source (for example the first, '" + "/".join(pairs[0]) + "')"
+            f"several recorded provider/model pairs under {self._root}: {named}; "
+            "choose one with --replay-source (for example the first, '" + "/".join(pairs[0]) + "')"
         )
 
     async def detect(self) -> Detection:

@@ -60,6 +60,23 @@ async def test_several_pairs_need_a_source(suite_root: Path) -> None:
     assert (await ReplayProvider(suite_root, "codex/gpt-5").detect()).default_model == "gpt-5"
 
 
+async def test_model_chooses_among_the_recorded_pairs(suite_root: Path) -> None:
+    record(suite_root, HELLO)
+    record(suite_root, HELLO, provider="codex", model="gpt-5")
+    assert (await ReplayProvider(suite_root, model="gpt-5").detect()).default_model == "gpt-5"
+    assert (await ReplayProvider(suite_root, "claude/sonnet", "sonnet").detect()).default_model == "sonnet"
+    missing = await ReplayProvider(suite_root, model="o3").detect()
+    assert missing.problem is not None
+    assert "no cassettes recorded with model 'o3'" in missing.problem
+    assert "recorded pairs: claude/sonnet, codex/gpt-5" in missing.problem
+
+
+async def test_a_model_that_is_not_the_sources_is_a_usage_error(suite_root: Path) -> None:
+    # Replaying sonnet's cassettes while the run says o3 would label one model's results as another's.
+    with pytest.raises(UsageError, match="--model o3 and --replay-source claude/sonnet disagree"):
+        ReplayProvider(suite_root, "claude/sonnet", "o3")
+
+
 async def test_a_source_with_no_cassettes_lists_the_recorded_pairs(suite_root: Path) -> None:
     record(suite_root, HELLO)
     detection = await ReplayProvider(suite_root, "codex/o3").detect()
