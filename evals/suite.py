@@ -5,7 +5,7 @@ The four conditions are spelled out rather than left to the defaults, because th
 helper scripts: the oracle gets the folders installed as well, so the commands it is taught exist.
 """
 
-from skillgym import condition, skill, workspace_preset
+from skillgym import anti_pattern, condition, skill, workspace_preset
 
 STUB = "conditions/self-load.stub.md"
 TMUX_TUI = skill("tmux-tui", "skills/tmux-tui", stub=STUB, stale="conditions/tmux-tui.stale.md")
@@ -29,6 +29,19 @@ condition(
     "stale",
     description="outdated guidance (GNU screen, fixed sleeps, OS screenshots, sessions left running)",
     inject=[s.stale for s in (TMUX_TUI, TUI_QA) if s.stale],
+)
+
+# tmux-tui ends sessions with its cleanup script: `scripts/cleanup.sh NAME` kills session NAME, a bare
+# `scripts/cleanup.sh` the whole private server. Declared as a session-ending command, the orphaned-session
+# rule counts it as it counts `tmux kill-session` (tmux's own commands still count).
+anti_pattern(
+    "orphaned-session",
+    # At the start of a command, any directory before it; the session is its first argument, if any.
+    r"(?:^\s*|[;&|(`]\s*)(?:[\w.~$/-]*/)?(?P<end>cleanup\.sh)(?![\w.-])"
+    r"(?:[ \t]+(?P<session>[\w.-]+)(?![\w.>-]))?",
+    description="creates a tmux session that is never ended",
+    suggested_fix="end every session you start: scripts/cleanup.sh SESSION "
+    "(or tmux -L NAME kill-session -t SESSION)",
 )
 
 # tmux renders wide characters only in a UTF-8 locale, and the colour cases want a 256-colour TERM.

@@ -8,7 +8,8 @@ from .antipatterns import scan_commands as scan_commands
 from .antipatterns import scan_text as scan_text
 from .context import GradeContext as GradeContext
 from .grader import grade as grade
-from .patterns import NEGATION_PHRASES as NEGATION_PHRASES
+from .negation import FLIP_VERBS as FLIP_VERBS
+from .negation import NEGATORS as NEGATORS
 from .patterns import PatternError as PatternError
 from .patterns import PatternMatch as PatternMatch
 from .patterns import find_all as find_all
@@ -20,7 +21,8 @@ from .verifiers import run_verifiers as run_verifiers
 
 __all__ = (
     "DEFAULT_RULES",
-    "NEGATION_PHRASES",
+    "FLIP_VERBS",
+    "NEGATORS",
     "PASS_RULES",
     "GradeContext",
     "PatternError",

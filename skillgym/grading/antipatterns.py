@@ -8,12 +8,15 @@ from typing import Final
 
 from ..model import AntiPatternRule, Pattern
 from ..results import Finding
-from .patterns import compile_pattern, find_all, is_negated
+from .loops import poll_loop_spans, strip_comment
+from .patterns import compile_pattern, find_all
+from .sessions import OpenSession, open_sessions
 
 __all__ = (
     "DEFAULT_RULES",
     "LOOP_AWARE_RULES",
     "ORPHANED_SESSION",
+    "TMUX_SESSION_PATTERNS",
     "effective_rules",
     "has_error",
     "scan_commands",
@@ -21,19 +24,22 @@ __all__ = (
 )
 
 ORPHANED_SESSION: Final = "orphaned-session"
-# A sleep inside the body of a multi-line poll loop paces the loop; it is not a blind wait. The same-line
-# case is in the rule's regex, but a regex sees one line, so the loop structure is tracked here.
+# A sleep inside a loop that checks something on each turn paces a poll; it is not a blind wait. A regex
+# sees one line, so loops (on one line or many) are found in the whole text and matches inside them dropped.
 LOOP_AWARE_RULES: Final = frozenset({"blind-sleep"})
 
 # Command position: the start of a line (after a list marker or a shell prompt in prose), after a shell
-# separator, a pipe, a backtick or a subshell, or after then/else/sudo/exec/nohup/command.
+# separator, a pipe, a backtick or a subshell, or after then/else/do/sudo/exec/nohup/command; then any
+# words that run the command after them (env, VAR=value, time, nice, timeout DURATION) and a directory.
 _CMD = (
     r"(?:^\s*(?:[-*+]\s+|\d+[.)]\s+|[$>]\s+)?"
     r"|(?:[;&|`(]|\$\()\s*"
-    r"|\b(?:then|else|sudo|exec|nohup|command)\s+)"
+    r"|\b(?:then|else|do|sudo|exec|nohup|command)\s+)"
+    r"(?:(?:[\w.~-]*/)*(?:env|sudo|nohup|command|time|nice)(?:\s+-[-\w]+)*\s+"
+    r"|(?:[\w.~-]*/)*timeout(?:\s+-[-\w]+)*\s+\d\S*\s+"
+    r"|[A-Za-z_]\w*=\S*\s+)*"
+    r"(?:[\w.~-]*/)*"
 )
-# A line that polls: its sleep paces a loop rather than hoping the program is ready.
-_NOT_POLL = r"^(?!.*\b(?:while|until|for|do|done|retry\w*|poll\w*|deadline)\b)"
 # tmux's global options come before its command; -L/-S among them choose a private server.
 _TMUX_FLAGS = r"(?:\s+-[2CDNluvV]+|\s+-[cfT]\s*\S+)*"
 _TMUX_ANY_FLAGS = r"(?:\s+-[2CDNluvV]+|\s+-[cfTLS]\s*\S+)*"
@@ -69,14 +75,22 @@ _TMUX_COMMAND = (
     "(?:" + "|".join(sorted(map(re.escape, _TMUX_COMMANDS), key=len, reverse=True)) + r")(?![\w-])"
 )
 
+# tmux's own session commands, read by the orphaned-session check whatever the rule's patterns; a suite
+# that ends sessions some other way (a cleanup script) declares that command in its own orphaned-session
+# rule, with an ``end`` group (README: "Anti-patterns").
+TMUX_SESSION_PATTERNS: Final = (
+    Pattern(regex=_TMUX_WORD + _TMUX_ANY_FLAGS + r"\s+(new-session|new)(?![\w-])", flags=""),
+    Pattern(regex=_TMUX_WORD + _TMUX_ANY_FLAGS + r"\s+(?P<end>kill-session|kill-server)(?![\w-])", flags=""),
+)
+
 DEFAULT_RULES: Final[tuple[AntiPatternRule, ...]] = (
     AntiPatternRule(
         id="blind-sleep",
         description="waits a fixed time (sleep N) instead of polling for observable output",
         severity="error",
         patterns=(
-            Pattern(regex=_NOT_POLL + r".*?" + _CMD + r"(sleep\s+\d*\.?\d+[smhd]?)\b", flags="i"),
-            Pattern(regex=_NOT_POLL + r".*?\b(time\.sleep\(\s*\d*\.?\d+\s*\))", flags="i"),
+            Pattern(regex=_CMD + r"(sleep\s+\d*\.?\d+[smhd]?)\b", flags="i"),
+            Pattern(regex=r"\b(time\.sleep\(\s*\d*\.?\d+\s*\))", flags="i"),
         ),
         suggested_fix="poll the pane for the text you expect, with a deadline "
         "(for example scripts/wait-for.sh SESSION 'READY>' 10)",
@@ -118,19 +132,14 @@ DEFAULT_RULES: Final[tuple[AntiPatternRule, ...]] = (
         id=ORPHANED_SESSION,
         description="creates a tmux session that is never killed",
         severity="warning",
-        # Procedural: these patterns recognise a session being created; the engine pairs each creation
-        # with a kill-session or kill-server.
-        patterns=(Pattern(regex=_TMUX_WORD + _TMUX_ANY_FLAGS + r"\s+(new-session|new)(?![\w-])", flags=""),),
+        # Procedural: the engine pairs sessions created and ended by name and socket (sessions.py). It always
+        # reads tmux's own commands; a suite's rule with this id adds commands of its own.
+        patterns=TMUX_SESSION_PATTERNS,
         suggested_fix="end every session you start: tmux -L NAME kill-session -t SESSION",
     ),
 )
 
-_KILL = re.compile(_TMUX_WORD + _TMUX_ANY_FLAGS + r"\s+(kill-session|kill-server)(?![\w-])")
 _COMMENT = re.compile(r"^\s*(?:#|//)")
-_SHELL_LOOP_OPEN = re.compile(r"(?:\b(?:while|until|for|select)\b.*[;\s]|^\s*)do\s*(?:#.*)?$")
-_SHELL_LOOP_CLOSE = re.compile(r"^\s*done\b")
-_PY_LOOP = re.compile(r"^(\s*)(?:async\s+)?(?:while|for)\b.*:\s*(?:#.*)?$")
-_NAME_FLAG = {"new-session": "-s", "new": "-s", "kill-session": "-t"}
 
 
 def effective_rules(
@@ -148,29 +157,7 @@ def has_error(findings: Iterable[Finding]) -> bool:
     return any(f.severity == "error" and not f.negated for f in findings)
 
 
-def _loop_bodies(lines: Sequence[str]) -> set[int]:
-    """Indexes of lines inside a multi-line shell (do ... done) or Python (while/for:) loop body."""
-    inside: set[int] = set()
-    depth = 0
-    headers: list[int] = []  # indentation of the open Python loop headers
-    for index, line in enumerate(lines):
-        if not line.strip():
-            continue
-        indent = len(line) - len(line.lstrip())
-        while headers and indent <= headers[-1]:
-            headers.pop()
-        if _SHELL_LOOP_CLOSE.match(line):
-            depth = max(0, depth - 1)
-        elif depth or headers:
-            inside.add(index)
-        if _SHELL_LOOP_OPEN.search(line) and not _COMMENT.match(line):
-            depth += 1
-        if (header := _PY_LOOP.match(line)) is not None:
-            headers.append(len(header.group(1)))
-    return inside
-
-
-def _message(rule: AntiPatternRule, where: str, negated: bool) -> str:
+def _message(rule: AntiPatternRule, where: str, negated: bool = False) -> str:
     text = rule.description or f"anti-pattern {rule.id!r}"
     if where:
         text += f" ({where})"
@@ -179,19 +166,8 @@ def _message(rule: AntiPatternRule, where: str, negated: bool) -> str:
     return text
 
 
-def _join(*parts: str) -> str:
-    return ", ".join(p for p in parts if p)
-
-
-def _session_name(line: str, start: int, command: str) -> str | None:
-    segment = re.split(r"\s(?:;|&&|\|\|?)\s|\\;", line[start:], maxsplit=1)[0]
-    flag = _NAME_FLAG.get(command)
-    if flag is None:
-        return None
-    found = re.search(rf"\s{flag}\s*(['\"]?)([^\s'\";]+)\1", segment)
-    if found is None:
-        return None
-    return re.split(r"[:.]", found.group(2).lstrip("="), maxsplit=1)[0] or None
+def _in_any(offset: int, spans: Sequence[tuple[int, int]]) -> bool:
+    return any(start <= offset < end for start, end in spans)
 
 
 def _orphans(
@@ -200,39 +176,24 @@ def _orphans(
     *,
     negation: bool,
     locate: Callable[[int], str],
+    running: Callable[[OpenSession], bool] | None,
 ) -> list[Finding]:
-    """Sessions created and never killed; ``lines`` are the (number, line) pairs that are not comments."""
-    creates: list[tuple[int, str, str | None]] = []
-    kills: list[str | None] = []
-    for number, line in lines:
-        for pattern in rule.patterns:
-            for match in find_all(pattern, line, negation=negation):
-                if not match.negated:
-                    creates.append((number, match.text, _session_name(line, match.start, match.text)))
-        for kill in _KILL.finditer(line):
-            if negation and is_negated(line, kill.start()):
-                continue
-            if kill.group(1) == "kill-server":
-                return []  # every session of that server ends with it
-            kills.append(_session_name(line, kill.start(1), "kill-session"))
-    # Named sessions pair with kills of the same name first; what is left pairs in order.
-    left: list[tuple[int, str, str | None]] = []
-    for create in creates:
-        if create[2] is not None and create[2] in kills:
-            kills.remove(create[2])
-        else:
-            left.append(create)
-    orphans = left[len(kills) :]
+    # tmux's own commands always count; the rule's patterns may add commands of the suite's own.
+    patterns = tuple(dict.fromkeys((*TMUX_SESSION_PATTERNS, *rule.patterns)))
     return [
         Finding(
             rule_id=rule.id,
             severity=rule.severity,
-            message=_message(rule, _join(f"session {name!r}" if name else "", locate(number)), False),
-            matched_text=text,
-            line=number,
+            message=_message(
+                rule,
+                ", ".join(p for p in (f"session {s.session!r}" if s.session else "", locate(s.line)) if p),
+            ),
+            matched_text=s.text,
+            line=s.line,
             suggested_fix=rule.suggested_fix,
         )
-        for number, text, name in orphans
+        for s in open_sessions(patterns, lines, negation=negation)
+        if running is None or running(s)
     ]
 
 
@@ -242,21 +203,29 @@ def scan_text(
     *,
     negation: bool,
     locate: Callable[[int], str] | None = None,
+    running: Callable[[OpenSession], bool] | None = None,
 ) -> tuple[Finding, ...]:
     """Findings of ``rules`` in ``text``, line by line, deduplicated and sorted by (line, rule id).
 
-    Comment-only lines (``#``, ``//``) are skipped. With ``negation`` (prose), an occurrence after "instead
-    of", "never", "don't" ... is kept with ``negated=True`` and severity info, so it never gates.
-    ``locate`` turns a line number into a place such as "command 3" for the message.
+    Comment-only lines (``#``, ``//``) are skipped and shell comments (``sleep 5  # wait``) cut off first.
+    With ``negation`` (prose), an occurrence after "instead of", "never", "don't" ... is kept with
+    ``negated=True`` and severity info, so it never gates. ``locate`` turns a line number into a place
+    such as "command 3" for the message. ``running``, where the commands really ran, says whether a
+    session they never ended is still running: one whose program exited is no orphan.
     """
     where = locate or (lambda _line: "")
-    lines = text.split("\n")
-    scanned = [(number, line) for number, line in enumerate(lines, 1) if not _COMMENT.match(line)]
-    loops: set[int] | None = None  # loop bodies: found the first time a loop-aware rule matches a line
+    lines = ["" if _COMMENT.match(line) else strip_comment(line, prose=negation) for line in text.split("\n")]
+    starts: list[int] = []
+    offset = 0
+    for line in lines:
+        starts.append(offset)
+        offset += len(line) + 1
+    scanned = [(number, line) for number, line in enumerate(lines, 1) if line]
+    loops: list[tuple[int, int]] | None = None  # poll loops: found the first time a loop-aware rule matches
     found: dict[tuple[str, int, str, bool], Finding] = {}
     for rule in rules:
         if rule.id == ORPHANED_SESSION:
-            for finding in _orphans(rule, scanned, negation=negation, locate=where):
+            for finding in _orphans(rule, scanned, negation=negation, locate=where, running=running):
                 found.setdefault((rule.id, finding.line or 0, finding.matched_text, False), finding)
             continue
         # Compiled here, so a broken rule fails named rather than on some line; searched directly per
@@ -267,12 +236,12 @@ def scan_text(
             for pattern, search in compiled:
                 if search(line) is None:
                     continue
-                if loop_aware:
-                    if loops is None:
-                        loops = _loop_bodies(lines)
-                    if number - 1 in loops:
-                        break  # the rule does not apply inside a loop body: not to this line at all
                 for match in find_all(pattern, line, negation=negation):
+                    if loop_aware:
+                        if loops is None:
+                            loops = poll_loop_spans("\n".join(lines))
+                        if _in_any(starts[number - 1] + match.start, loops):
+                            continue  # it paces a loop that polls
                     key = (rule.id, number, match.text, match.negated)
                     found.setdefault(
                         key,
@@ -289,10 +258,16 @@ def scan_text(
     return tuple(sorted(found.values(), key=lambda f: (f.line or 0, f.rule_id, f.matched_text)))
 
 
-def scan_commands(commands: Sequence[str], rules: Sequence[AntiPatternRule]) -> tuple[Finding, ...]:
+def scan_commands(
+    commands: Sequence[str],
+    rules: Sequence[AntiPatternRule],
+    *,
+    running: Callable[[OpenSession], bool] | None = None,
+) -> tuple[Finding, ...]:
     """Findings in the shell commands the agent ran, joined in order; lines count across commands.
 
-    Commands are scanned without a negation window: ``sleep 5`` runs whatever words precede it.
+    Commands are scanned without a negation window: ``sleep 5`` runs whatever words precede it. With
+    ``running`` (``sessions.still_running``), a session never ended is an orphan only if still running.
     """
     starts: list[int] = []
     line = 1
@@ -304,4 +279,6 @@ def scan_commands(commands: Sequence[str], rules: Sequence[AntiPatternRule]) -> 
         index = max(i for i, start in enumerate(starts) if start <= number)
         return f"command {index + 1}"
 
-    return scan_text("\n".join(commands), rules, negation=False, locate=locate if commands else None)
+    return scan_text(
+        "\n".join(commands), rules, negation=False, locate=locate if commands else None, running=running
+    )

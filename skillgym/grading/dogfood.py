@@ -30,6 +30,7 @@ from .report import (
     has_section,
 )
 from .rules import requirement_reasons
+from .sessions import still_running
 from .skills import select_skills
 from .verifiers import run_verifiers
 from .workflow import evaluate_workflow
@@ -263,7 +264,10 @@ async def grade_dogfood(case: DogfoodCase, trace: Trace, ctx: GradeContext) -> G
         not_before=ctx.agent_started_at,
     )
     commands = shell_commands(trace)
-    findings = scan_commands(commands, effective_rules(ctx.suite_rules, case.anti_patterns))
+    rules = effective_rules(ctx.suite_rules, case.anti_patterns)
+    findings = await anyio.to_thread.run_sync(
+        lambda: scan_commands(commands, rules, running=still_running(ctx))
+    )
     workflow = evaluate_workflow(case.workflow, commands, corpus="commands", gates=False)
 
     held = sum(c.passed for c in bundle_checks)

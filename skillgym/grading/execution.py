@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Final
 
+import anyio.to_thread
+
 from ..model import ExecutionCase
 from ..results import CheckOutcome, Grade, ScoreItem
 from ..trace import Trace, shell_commands
@@ -12,6 +14,7 @@ from .antipatterns import effective_rules, has_error, scan_commands
 from .artifacts import evaluate_artifacts
 from .context import GradeContext
 from .rules import anti_pattern_reasons, requirement_reasons
+from .sessions import still_running
 from .skills import select_skills
 from .verifiers import run_verifiers
 from .workflow import compliance, evaluate_workflow
@@ -42,7 +45,11 @@ async def grade_execution(case: ExecutionCase, trace: Trace, ctx: GradeContext) 
     """Grade an execution trial by the rule in ``PASS_RULES["execution"]``; the score only ranks."""
     commands = shell_commands(trace)
     workspace = Path(ctx.workspace)
-    findings = scan_commands(commands, effective_rules(ctx.suite_rules, case.anti_patterns))
+    rules = effective_rules(ctx.suite_rules, case.anti_patterns)
+    # tmux is asked whether a session the commands never ended still runs: that blocks, so off the loop.
+    findings = await anyio.to_thread.run_sync(
+        lambda: scan_commands(commands, rules, running=still_running(ctx))
+    )
     # Workflow steps are scored, never gating here: the pass rule judges effects, not the route taken.
     workflow = evaluate_workflow(case.workflow, commands, corpus="commands", gates=False)
     verifiers = await run_verifiers(case.verifiers, ctx)

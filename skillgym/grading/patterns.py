@@ -9,9 +9,9 @@ from typing import Final
 
 from ..errors import SkillgymError
 from ..model import Data, Pattern
+from .negation import SENTENCE_END, is_negated
 
 __all__ = (
-    "NEGATION_PHRASES",
     "LineIndex",
     "PatternError",
     "PatternMatch",
@@ -21,42 +21,11 @@ __all__ = (
     "find_forbidden",
     "is_negated",
     "sentence_after",
-    "sentence_before",
     "show_pattern",
 )
 
 _FLAG_BITS: Final = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL}
 
-# Phrases that, ending the text just before an occurrence, make it a mention of what not to do.
-NEGATION_PHRASES: Final[tuple[str, ...]] = (
-    "instead of",
-    "rather than",
-    "don't use",
-    "do not use",
-    "don't",
-    "do not",
-    "never",
-    "avoid",
-    "avoiding",
-    "not",
-    "without",
-    "no need for",
-    "no need to",
-    "unlike",
-)
-# How far back the window reaches, and how many words may sit between the phrase and the occurrence
-# ("avoid using a fixed sleep": three words after "avoid").
-WINDOW_CHARS: Final = 50
-_GAP_WORDS: Final = 3
-_NEGATION_END = re.compile(
-    r"(?:^|[^\w'])(?:"
-    + "|".join(re.escape(p) for p in sorted(NEGATION_PHRASES, key=len, reverse=True))
-    + rf")(?:\s+[\w'/-]+){{0,{_GAP_WORDS}}}$"
-)
-# A sentence ends at . ! ? ; followed by space, or at a line break; the window never crosses one.
-_SENTENCE_END = re.compile(r"[.!?;](?=\s|$)|\n")
-# Markup between a negation and the word it negates: "don't `sleep`", "**never** sleep", "avoid: sleep".
-_MARKUP = "`'\"*_([{<:~ \t"
 _SPACES = re.compile(r"\s+")
 
 
@@ -135,28 +104,13 @@ def _focus(match: re.Match[str]) -> tuple[int, int]:
     return match.span()
 
 
-def sentence_before(text: str, offset: int, *, chars: int = WINDOW_CHARS) -> str:
-    """Up to ``chars`` characters before ``offset`` in the same sentence, lowercased, spaces collapsed."""
-    window = text[max(0, offset - chars) : offset]
-    ends = list(_SENTENCE_END.finditer(window))
-    if ends:
-        window = window[ends[-1].end() :]
-    return _SPACES.sub(" ", window.replace("\u2019", "'")).lower()
-
-
 def sentence_after(text: str, offset: int, *, chars: int = 80) -> str:
     """Up to ``chars`` characters from ``offset`` to the end of the sentence, lowercased, spaces collapsed."""
     window = text[offset : offset + chars]
-    end = _SENTENCE_END.search(window)
+    end = SENTENCE_END.search(window)
     if end is not None:
         window = window[: end.start()]
     return _SPACES.sub(" ", window.replace("\u2019", "'")).lower()
-
-
-def is_negated(text: str, offset: int) -> bool:
-    """True when the sentence before ``offset`` ends (within a few words) with a negation phrase."""
-    window = sentence_before(text, offset).rstrip(_MARKUP)
-    return _NEGATION_END.search(window) is not None
 
 
 def find_all(

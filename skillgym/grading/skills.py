@@ -7,32 +7,47 @@ from collections.abc import Iterable, Sequence
 from typing import Final
 
 from ..trace import Trace
-from .patterns import is_negated, sentence_after, sentence_before
+from .negation import is_negated, negated_after, negator_span, words
+from .patterns import sentence_after
 
-__all__ = ("REJECTIONS_AFTER", "evidence_skills", "mentioned_skills", "select_skills")
+__all__ = ("FITS", "MISFITS", "evidence_skills", "mentioned_skills", "select_skills")
 
-# Said right after a skill's name, these turn the mention into a rejection of that skill.
-REJECTIONS_AFTER: Final[tuple[str, ...]] = (
-    "is not the right skill",
-    "isn't the right skill",
-    "would not be the right skill",
-    "wouldn't be the right skill",
-    "is the wrong skill",
-    "would be the wrong skill",
-    "would be too specialized",
-    "is too specialized",
-    "is not needed",
-    "isn't needed",
-    "is not necessary",
-    "isn't necessary",
-    "is not relevant",
-    "isn't relevant",
-    "does not apply",
-    "doesn't apply",
+# Said of a skill right after its name, under a negation these reject it: "tmux-tui isn't the right tool",
+# "is not needed", "does not apply", "wouldn't help".
+FITS: Final[frozenset[str]] = frozenset(
+    word
+    for line in (
+        "right correct best good ideal appropriate relevant suitable suited fit fits",
+        "needed necessary required useful helpful help helps apply applies applicable",
+    )
+    for word in line.split()
 )
-_RULE_OUT = re.compile(r"\brul(?:e|ed|es|ing) out\b")
-# Between the name and the phrase: closing markup and the word "skill" ("`tmux-tui` skill is not needed").
-_LEAD = re.compile(r"^[\s`'\"*)\]]*(?:skill\b)?\s*")
+# Said right after the name, these reject it unless negated: "tui-qa is the wrong skill", "is overkill".
+MISFITS: Final[tuple[str, ...]] = (
+    "wrong",
+    "overkill",
+    "unnecessary",
+    "irrelevant",
+    "inappropriate",
+    "unsuitable",
+    "unrelated",
+    "too specialized",
+    "too specialised",
+    "out of scope",
+)
+# Only these (and negations) may stand between the name and the verdict, so the verdict is said of the
+# skill: "tui-qa would not be the right skill", but not "tmux-tui notes say recordings are not needed".
+_LINKS: Final = frozenset(
+    word
+    for line in (
+        "is are was be would will should could can may might does do seems looks",
+        "the a an really quite very just probably clearly still",
+    )
+    for word in line.split()
+)
+_MISFIT_PHRASES: Final = sorted((tuple(p.split()) for p in MISFITS), key=len, reverse=True)
+# Between the name and what is said of it: closing markup and the word "skill" ("`tmux-tui` skill is ...").
+_LEAD = re.compile(r"^[\s`'\"*)\]]*(?:skill\b)?")
 _TRUSTED: Final = frozenset({"high", "medium"})
 
 
@@ -46,11 +61,27 @@ def evidence_skills(trace: Trace, candidates: Sequence[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
+def _verdict_after(text: str, end: int) -> bool:
+    """Whether the words right after a name (ending at ``end``), in its own clause, say it does not fit."""
+    after = words(_LEAD.sub("", sentence_after(text, end), count=1))
+    index = 0
+    while index < len(after):
+        misfit = any(tuple(after[index : index + len(p)]) == p for p in _MISFIT_PHRASES)
+        if misfit or after[index] in FITS:
+            return misfit != negated_after(after[:index])
+        if after[index] in _LINKS:
+            index += 1
+        elif span := negator_span(after, index):
+            index += span
+        else:
+            return False  # the sentence goes on about something else
+    return False
+
+
 def _rejected(text: str, start: int, end: int) -> bool:
-    if is_negated(text, start) or _RULE_OUT.search(sentence_before(text, start)):
-        return True
-    after = _LEAD.sub("", sentence_after(text, end), count=1)
-    return after.startswith(REJECTIONS_AFTER)
+    """A mention is a rejection when a negation before it reaches the name, or a verdict right after it
+    says the skill does not fit; a flip ("don't forget to load tmux-tui") is no rejection."""
+    return is_negated(text, start) or _verdict_after(text, end)
 
 
 def mentioned_skills(text: str, candidates: Iterable[str]) -> tuple[str, ...]:

@@ -11,6 +11,8 @@ from skillgym.grading.antipatterns import (
     scan_commands,
     scan_text,
 )
+from skillgym.grading.loops import strip_comment
+from skillgym.grading.sessions import OpenSession
 from skillgym.model import AntiPatternRule, Pattern
 from skillgym.results import Finding
 
@@ -47,6 +49,20 @@ def test_default_rule_table() -> None:
         "- sleep 5",
         "$ sleep 5",
         "Then sleep 5 and look.",
+        # Loop words in a comment or a file name do not make a fixed sleep poll.
+        "sleep 1  # retry until the deadline",
+        "sleep 2 && echo done",
+        "sleep 3; make > build-done.txt",
+        # Another way to run the same program.
+        "/bin/sleep 3",
+        "env sleep 3",
+        "env -i PATH=/bin sleep 3",
+        "DELAY=1 sleep 3",
+        "nohup /usr/bin/sleep 3",
+        # A loop that checks nothing: the sleep is still a fixed wait.
+        "while true; do sleep 1; done",
+        "for key in a b c; do tmux -L sg send-keys -t app $key; sleep 1; done",
+        "until grep -q READY log; do sleep 0.2; done; sleep 5",
     ],
 )
 def test_blind_sleep_fires(text: str) -> None:
@@ -59,7 +75,10 @@ def test_blind_sleep_fires(text: str) -> None:
         "while ! grep -q READY out.txt; do sleep 0.1; done",
         "until tmux -L sg capture-pane -p -t app | grep -q READY; do sleep 0.2; done",
         "for i in $(seq 50); do grep -q x f && break; sleep 0.1; done",
-        "sleep 1  # retry until the deadline",
+        "timeout 10 sh -c 'until grep -q READY log; do sleep 0.1; done'",
+        "while true; do grep -q READY log && break; sleep 1; done",
+        "while sleep 1; do grep -q READY log && break; done",
+        "1. `while ! grep -q READY log; do sleep 1; done`",
         "echo sleeping",
         "I will not just wait.",
         "# sleep 5",
@@ -80,6 +99,36 @@ def test_sleep_inside_multi_line_loops_is_pacing() -> None:
     assert [(f.line, f.matched_text) for f in scan_text(python, DEFAULT_RULES, negation=False)] == [
         (3, "time.sleep(2)")
     ]
+
+
+def test_sleep_in_a_poll_loop_that_spans_lines() -> None:
+    shell = "for i in $(seq 50)\ndo\n  grep -q READY log && break\n  sleep 0.1\ndone\nsleep 1"
+    single = "while not ready(): time.sleep(0.1)\ntime.sleep(2)"
+    python = "for _ in range(50):\n    if ready():\n        break\n    time.sleep(0.1)\ntime.sleep(3)"
+    spin = "while True:\n    time.sleep(1)"
+    assert [(f.line, f.matched_text) for f in scan_text(shell, DEFAULT_RULES, negation=False)] == [
+        (6, "sleep 1")
+    ]
+    assert [f.matched_text for f in scan_text(single, DEFAULT_RULES, negation=False)] == ["time.sleep(2)"]
+    assert [f.matched_text for f in scan_text(python, DEFAULT_RULES, negation=False)] == ["time.sleep(3)"]
+    assert [f.matched_text for f in scan_text(spin, DEFAULT_RULES, negation=False)] == ["time.sleep(1)"]
+
+
+def test_commands_are_judged_without_their_comments() -> None:
+    assert scan_commands(["echo ready  # then sleep 5"], DEFAULT_RULES) == ()
+    assert scan_commands(["make  # poll until done", "sleep 5"], DEFAULT_RULES)[0].line == 2
+    # A quoted # starts no comment, so the sleep after it still runs.
+    assert rule_ids(scan_commands(["echo '# note'; sleep 2", 'echo "a # b" && sleep 2'], DEFAULT_RULES)) == [
+        "blind-sleep",
+        "blind-sleep",
+    ]
+
+
+def test_prose_keeps_issue_numbers_and_apostrophes() -> None:
+    assert strip_comment("see #3; sleep 2", prose=True) == "see #3; sleep 2"
+    assert strip_comment("don't # sleep 2", prose=True) == "don't"
+    assert strip_comment("sleep 2 #3", prose=False) == "sleep 2"
+    assert strip_comment("echo \\# x # y", prose=False) == "echo \\# x"
 
 
 def test_a_prose_do_does_not_open_a_loop() -> None:
@@ -193,6 +242,102 @@ def test_unnamed_sessions_pair_in_order() -> None:
     assert rule_ids(
         scan_commands(["tmux -L sg new -d", "tmux -L sg new -d", "tmux -L sg kill-session"], DEFAULT_RULES)
     ) == ["orphaned-session"]
+
+
+def orphans(commands: list[str], rules: tuple[AntiPatternRule, ...] = DEFAULT_RULES) -> list[str]:
+    found = scan_commands(commands, rules)
+    return [f.message.split("(")[-1].rstrip(")") for f in found if f.rule_id == "orphaned-session"]
+
+
+def test_a_kill_of_another_name_ends_nothing() -> None:
+    assert orphans(["tmux -L sg new-session -d -s a", "tmux -L sg kill-session -t b"]) == [
+        "session 'a', command 1"
+    ]
+
+
+def test_kill_server_ends_the_sessions_of_its_own_socket_only() -> None:
+    commands = ["tmux -L x new -d -s a", "tmux -L y new -d -s b", "tmux -L y kill-server"]
+    assert orphans(commands) == ["session 'a', command 1"]
+    assert orphans(["tmux -L x new -d -s a", "tmux kill-server"]) == ["session 'a', command 1"]
+    assert orphans(["tmux -S /tmp/s/a new -d -s a", "tmux -S /tmp/s/a kill-server"]) == []
+    assert orphans(["tmux -S /tmp/s/a new -d -s a", "tmux -L a kill-server"]) == ["session 'a', command 1"]
+
+
+def test_kill_session_ends_its_name_on_its_socket_only() -> None:
+    commands = ["tmux -L x new -d -s app", "tmux -L y new -d -s app", "tmux -L y kill-session -t app"]
+    assert orphans(commands) == ["session 'app', command 1"]
+    # -S wins over -L; a target may ask for an exact match and name a window; tmux turns . into _.
+    assert orphans(["tmux -L x -S /tmp/s new -s app", "tmux -S /tmp/s kill-session -t =app:0.1"]) == []
+    assert orphans(["tmux -L sg new -d -s my.app", "tmux -L sg kill-session -t my_app"]) == []
+
+
+def test_a_kill_before_the_session_exists_ends_nothing() -> None:
+    assert orphans(["tmux -L sg kill-session -t a", "tmux -L sg new -d -s a"]) == ["session 'a', command 2"]
+
+
+def test_kill_session_all_but_one() -> None:
+    commands = ["tmux -L sg new -d -s a", "tmux -L sg new -d -s b", "tmux -L sg kill-session -a -t b"]
+    assert orphans(commands) == ["session 'b', command 2"]
+
+
+def test_sessions_in_prose_commands_and_backticks() -> None:
+    plan = "1. `tmux -L sg new-session -d -s app './app'`\n2. Clean up: `tmux -L sg kill-session -t app`"
+    assert [f.rule_id for f in scan_text(plan, DEFAULT_RULES, negation=True)] == []
+    never = "Start it: `tmux -L sg new -d -s app`. Never run `tmux -L sg kill-session -t app`."
+    assert [f.rule_id for f in scan_text(never, DEFAULT_RULES, negation=True)] == ["orphaned-session"]
+
+
+CLEANUP = AntiPatternRule(
+    id="orphaned-session",
+    severity="warning",
+    patterns=(
+        Pattern(
+            regex=r"(?:^\s*|[;&|(`]\s*)(?:[\w.~$/-]*/)?(?P<end>cleanup\.sh)(?![\w.-])"
+            r"(?:[ \t]+(?P<session>[\w.-]+)(?![\w.>-]))?",
+            flags="i",
+        ),
+    ),
+)
+
+
+def test_a_suite_can_declare_its_own_session_ending_command() -> None:
+    rules = effective_rules((CLEANUP,))
+    created = "tmux -L skillgym new-session -d -s hello 'python3 hello.py'"
+    assert orphans([created, "scripts/cleanup.sh hello"], rules) == []
+    assert orphans([created, "/w/.claude/skills/tmux-tui/scripts/cleanup.sh hello && echo ok"], rules) == []
+    assert orphans([created, "scripts/cleanup.sh"], rules) == []  # no name: the whole server
+    assert orphans([created, "scripts/cleanup.sh other"], rules) == ["session 'hello', command 1"]
+    assert orphans([created, "cat scripts/cleanup.sh"], rules) == ["session 'hello', command 1"]
+    # tmux's own commands still count under the suite's rule, and the defaults know nothing of the script.
+    assert orphans([created, "tmux -L skillgym kill-session -t hello"], rules) == []
+    assert orphans([created, "scripts/cleanup.sh hello"]) == ["session 'hello', command 1"]
+
+
+def test_declared_creations_and_sockets() -> None:
+    rule = AntiPatternRule(
+        id="orphaned-session",
+        patterns=(
+            Pattern(regex=r"start\.sh (?P<session>\w+)"),
+            Pattern(regex=r"(?P<end>stop\.sh) (?P<socket>-L \w+) (?P<session>\w+)"),
+        ),
+    )
+    rules = effective_rules((rule,))
+    assert orphans(["start.sh app", "stop.sh -L any app"], rules) == []  # a socket it never named: any
+    assert orphans(["tmux -L x new -d -s app", "stop.sh -L y app"], rules) == ["session 'app', command 1"]
+    assert orphans(["tmux -L x new -d -s app", "stop.sh -L x app"], rules) == []
+
+
+def test_only_sessions_still_running_are_orphans_when_asked() -> None:
+    commands = ["tmux -L sg new -d -s gone 'exit 0'", "tmux -L sg new -d -s stays"]
+    asked: list[OpenSession] = []
+
+    def running(session: OpenSession) -> bool:
+        asked.append(session)
+        return session.session == "stays"
+
+    findings = scan_commands(commands, DEFAULT_RULES, running=running)
+    assert [(f.line, f.matched_text) for f in findings] == [(2, "new")]
+    assert [(s.socket, s.session) for s in asked] == [(("L", "sg"), "gone"), (("L", "sg"), "stays")]
 
 
 def test_scan_commands_counts_lines_across_commands_and_never_negates() -> None:

@@ -156,6 +156,26 @@ async def test_a_real_run_that_sleeps_and_leaves_the_session_fails(
     ]
 
 
+@pytest.mark.integration
+async def test_a_session_whose_program_exited_is_no_orphan(make_ctx: MakeCtx, tmux_tmpdir: Path) -> None:
+    ctx = make_ctx(tmux_tmpdir=str(tmux_tmpdir))
+    tmux = "tmux -f /dev/null -L grading-test"
+    program = shlex.quote(f"{sys.executable} {FIXTURE}")
+    commands = [
+        f"{tmux} new-session -d -s app {program}",
+        f"until {tmux} capture-pane -p -t app | grep -q 'READY>'; do sleep 0.05; done",
+        f"{tmux} send-keys -t app 'hello world' Enter",
+        f"until {tmux} capture-pane -p -t app | grep -q 'ECHO: hello world'; do sleep 0.05; done",
+        f"{tmux} capture-pane -p -t app > snapshot.txt",
+        f"{tmux} send-keys -t app exit Enter",  # the program exits, and its session with it
+        f"while {tmux} has-session -t app 2>/dev/null; do sleep 0.05; done",
+    ]
+    act(commands, ctx)
+    result = await grade(HELLO, shell_trace(commands), ctx)
+    assert result.passed, result.reasons
+    assert [f.rule_id for f in result.findings] == []
+
+
 async def test_prose_and_tool_output_are_never_scanned(make_ctx: MakeCtx) -> None:
     case = ExecutionCase(id="e", category="c", task="t", budget=Budget(timeout_s=10))
     trace = Trace(

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from skillgym.grading.negation import FLIP_VERBS, NEGATORS
 from skillgym.grading.patterns import (
     PatternError,
     compile_pattern,
@@ -67,6 +68,24 @@ def test_first_non_empty_group_is_the_occurrence() -> None:
         "There is no need for sleep.",
         "Unlike sleep, polling ends early.",
         "I don\u2019t sleep.",
+        # Every contraction in n't negates, as do cannot, no and ruling out.
+        "You shouldn't sleep here.",
+        "I won't use sleep.",
+        "It doesn't need sleep.",
+        "We didn't sleep.",
+        "This isn't a sleep.",
+        "Fixed waits aren't sleep calls.",
+        "You can't sleep here.",
+        "You cannot sleep here.",
+        "You mustn't sleep.",
+        "It wouldn't sleep.",
+        "No `sleep` calls.",
+        "No fixed sleep.",
+        "After ruling out sleep, poll.",
+        # A flip followed by a new negation is a negation again.
+        "Don't forget to avoid sleep.",
+        # Several negated items: each negator opens the window again.
+        "No screen and no sleep.",
     ],
 )
 def test_negated_mentions(text: str) -> None:
@@ -83,12 +102,42 @@ def test_negated_mentions(text: str) -> None:
         "It is not ready yet. Sleep 2 and check.",  # the negation is in the previous sentence
         "If it's not ready, sleep 2.",  # a comma ends the negated phrase
         "Do not hurry to start the server and then keep going to sleep",  # too many words after "not"
+        # A negation followed by a verb of not doing is an instruction to do it.
+        "Don't forget to sleep 5.",
+        "Do not skip the sleep 5.",
+        "You cannot avoid using sleep.",
+        "Never fail to sleep.",
+        "Don't hesitate to sleep.",
+        "There is no need to avoid sleep.",
+        "I didn't miss the sleep.",
+        # A clause end closes the negation.
+        "There is no output yet so sleep 2.",
+        "Do not poll but sleep 2.",
+        "It is not ready \u2014 sleep 2.",
     ],
 )
 def test_plain_mentions_are_not_negated(text: str) -> None:
     found = find_forbidden(SLEEP, text)
     assert len(found) == 1
     assert not found[0].negated
+
+
+def test_a_window_cut_mid_word_drops_the_fragment() -> None:
+    # The 50-character window starts at the "no" of "casino": a fragment, not the word "no".
+    text = "casino " + "a" * 15 + " " + "b" * 15 + " " + "c" * 14 + " sleep"
+    assert text[text.index("sleep") - 50 :].startswith("no ")
+    assert not is_negated(text, text.index("sleep"))
+    assert is_negated(text[4:], text.index("sleep") - 4)  # the same words with "no" whole
+
+
+@pytest.mark.parametrize("flip", sorted(FLIP_VERBS))
+def test_every_flip_verb_cancels_a_negation(flip: str) -> None:
+    assert not is_negated(f"don't {flip} sleep", len(f"don't {flip} "))
+
+
+@pytest.mark.parametrize("negator", NEGATORS)
+def test_every_negator_negates(negator: str) -> None:
+    assert is_negated(f"{negator} sleep", len(f"{negator} "))
 
 
 def test_window_does_not_cross_a_line() -> None:

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from skillgym.grading.negation import NEGATORS
 from skillgym.grading.skills import evidence_skills, mentioned_skills, select_skills
 from skillgym.trace import SkillEvidence, Trace
 
@@ -36,10 +37,49 @@ def test_mentions_are_word_bounded_and_case_insensitive() -> None:
         "The tui-qa skill is not needed. Use tmux-tui.",
         "tui-qa isn't needed. tmux-tui it is.",
         "tui-qa is not relevant. tmux-tui it is.",
+        # Any negation before the name, contractions included.
+        "I won't use tui-qa; tmux-tui it is.",
+        "I shouldn't load tui-qa. tmux-tui it is.",
+        "We can't use tui-qa; tmux-tui it is.",
+        "After ruling out tui-qa, I picked tmux-tui.",
+        # Any verdict said of the skill right after its name.
+        "tui-qa isn't the right tool; tmux-tui is.",
+        "tui-qa is not a good fit. tmux-tui is.",
+        "tui-qa doesn't apply. tmux-tui it is.",
+        "tui-qa wouldn't help here; tmux-tui will.",
+        "tui-qa is overkill; tmux-tui.",
+        "tui-qa is out of scope; tmux-tui.",
+        "tui-qa is no longer needed; tmux-tui is.",
     ],
 )
 def test_rejected_mentions_do_not_select(text: str) -> None:
     assert mentioned_skills(text, SKILLS) == ("tmux-tui",)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # A rejection of something else earlier in the sentence does not reach the name.
+        "After ruling out GNU screen, I'll use tmux-tui.",
+        "After ruling out GNU screen I'll use tmux-tui.",
+        # A flip turns the negation into an instruction.
+        "Don't forget to load tmux-tui.",
+        "Do not skip tmux-tui here.",
+        "I can't avoid tmux-tui for this.",
+        # A verdict that is not said of the skill, or is itself negated.
+        "The tmux-tui notes say recordings are not needed.",
+        "tmux-tui isn't the wrong skill here.",
+        "tmux-tui is the right skill, not tui-qa.",
+    ],
+)
+def test_mentions_that_only_look_rejected_select(text: str) -> None:
+    assert mentioned_skills(text, SKILLS) == ("tmux-tui",)
+
+
+@pytest.mark.parametrize("negator", NEGATORS)
+def test_rejections_share_the_negation_vocabulary(negator: str) -> None:
+    assert mentioned_skills(f"{negator} tui-qa", SKILLS) == ()
+    assert mentioned_skills(f"{negator} forget tui-qa", SKILLS) == ("tui-qa",)
 
 
 def test_any_unrejected_mention_selects_and_order_is_first_mention() -> None:
