@@ -41,9 +41,11 @@ def claim_run_dir(run_dir: Path) -> Iterator[None]:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             raise UsageError(
-                f"the run {key} is in use by another skillgym process; wait for it to end (or stop it "
-                "with Ctrl-C), then run --resume again"
+                f"the run {key} is still going in another skillgym process; wait for it to end (or stop "
+                "it with Ctrl-C), then try again"
             ) from None
+        except OSError:
+            pass  # a filesystem without locks: the run goes on unguarded, as it did before claims
         _HELD[key] = 1
         try:
             yield

@@ -217,6 +217,7 @@ def _run(args: argparse.Namespace, out: Console) -> int:
         return EXIT_OK
     # The engine is imported only when a run really starts: `list` and `--dry-run` stay fast.
     from .launch import build_reporters, start_run
+    from .providers.command import with_absolute_program
     from .report import load_report
     from .runner import RunOptions, new_run_id
 
@@ -230,7 +231,7 @@ def _run(args: argparse.Namespace, out: Console) -> int:
         keep_workspaces=args.keep_workspaces,
         record=args.record,
         replay_source=args.replay_source,
-        agent_command=args.agent_command,
+        agent_command=with_absolute_program(args.agent_command),
         # Absolute: `skillgym report` rebuilds from any working directory and must find the same file.
         baseline_report=str(args.compare_baseline.resolve()) if args.compare_baseline else None,
         argv=tuple(sys.argv),

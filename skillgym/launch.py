@@ -140,12 +140,13 @@ def rebuild_report(run_dir: Path) -> Report:
     A baseline that is gone (or unreadable) by now is not compared, and the report says so in
     ``baseline_problem``: it is never dropped without a word.
     """
-    log = read_run_log(run_dir)
-    baseline, problem = _baseline_for_rebuild(log.start.baseline_report)
-    report = report_from(log.start, list(log.results), log.finish, baseline)
-    if problem is not None:
-        report = msgspec.structs.replace(report, baseline_problem=problem)
-    write_report(run_dir, report)
+    with claim_run_dir(run_dir):  # a run still going writes its own report when it ends
+        log = read_run_log(run_dir)
+        baseline, problem = _baseline_for_rebuild(log.start.baseline_report)
+        report = report_from(log.start, list(log.results), log.finish, baseline)
+        if problem is not None:
+            report = msgspec.structs.replace(report, baseline_problem=problem)
+        write_report(run_dir, report)
     return report
 
 
@@ -164,3 +165,8 @@ def _baseline_for_rebuild(path: str | None) -> tuple[Report | None, str | None]:
         return load_report(Path(path)), None
     except UsageError as exc:
         return None, f"unreadable ({exc})"
+    except OSError as exc:
+        return (
+            None,
+            f"unreadable ({exc.strerror or exc}); make it readable and rebuild with `skillgym report`",
+        )

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets as _secrets
 import signal
 import sys
+import threading
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -251,7 +253,7 @@ async def execute(
             f"cannot create the run directory {run_dir}: {exc.strerror or exc}; "
             "pass --output DIR with a writable folder"
         ) from exc
-    with claim_run_dir(run_dir):
+    with claim_run_dir(run_dir), _signal_handlers_restored():
         return await _execute(plan, suite, options, subscribers, providers, done, run_id, run_dir)
 
 
@@ -394,7 +396,6 @@ async def _execute(
                 summary=finish.summary,
             )
         )
-    stop.restore_signals()  # the report is written: Ctrl-C may interrupt again
     if stop.output_error is not None:
         raise OutputError(
             f"the run directory stopped being writable during the run ({stop.output_error}); "
@@ -417,17 +418,25 @@ async def _execute(
 class _Stop:
     interrupted = False
     output_error: str | None = None
-    handlers: dict[int, Any] | None = None  # the signal handlers to restore after the first Ctrl-C
-
-    def restore_signals(self) -> None:
-        for signum, handler in (self.handlers or {}).items():
-            signal.signal(signum, handler)
-        self.handlers = None
 
 
 _STOPPING = (
-    b"skillgym: stopping: ending the agents and writing the report; Ctrl-C again to quit without them\n"
+    b"skillgym: stopping: ending the agents and writing the report (Ctrl-\\ quits at once, without them)\n"
 )
+
+
+@contextlib.contextmanager
+def _signal_handlers_restored() -> Iterator[None]:
+    """Whatever a run does to SIGINT and SIGTERM is undone when it ends, however it ends."""
+    if os.name != "posix" or threading.current_thread() is not threading.main_thread():
+        yield  # signals are only handled in the main thread; nothing is changed elsewhere
+        return
+    saved = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for signum, handler in saved.items():
+            signal.signal(signum, handler)
 
 
 async def _watch_signals(scope: anyio.CancelScope, stop: _Stop) -> None:
@@ -440,13 +449,11 @@ async def _watch_signals(scope: anyio.CancelScope, stop: _Stop) -> None:
             stop.interrupted = True
             scope.cancel()
             break
-    # Stopping takes a few seconds (agents get a grace period): a second Ctrl-C says so instead of
-    # losing the report; only a third quits at once.
-    stop.handlers = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
+    # Stopping takes a few seconds (agents get a grace period, shielded cleanup runs to its end): another
+    # Ctrl-C says so instead of losing the report. The run restores the handlers when it ends.
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, _say_stopping)
 
-    def second(signum: int, frame: object) -> None:
-        os.write(2, _STOPPING)
-        stop.restore_signals()
 
-    for signum in stop.handlers:
-        signal.signal(signum, second)
+def _say_stopping(signum: int, frame: object) -> None:
+    os.write(2, _STOPPING)

@@ -38,6 +38,17 @@ def parse_agent_command(text: str | None) -> tuple[str, ...]:
         raise UsageError(f"--agent-command {text!r} cannot be split into arguments: {exc}") from exc
 
 
+def with_absolute_program(text: str | None) -> str | None:
+    """``--agent-command`` with a relative program path (``./agent.sh``) made absolute from here, as the
+    run records it: a ``--resume`` started in another directory must run the same program."""
+    if text is None or not text.strip():
+        return text
+    program, *args = parse_agent_command(text)
+    if "/" not in program or os.path.isabs(program):
+        return text
+    return shlex.join([os.path.abspath(program), *args])
+
+
 class CommandProvider:
     """Runs ``argv`` in the trial workspace with the trial's hermetic env and deadline."""
 

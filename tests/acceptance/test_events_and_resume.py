@@ -183,8 +183,13 @@ def test_a_run_that_is_still_going_cannot_be_resumed_alongside(suite_dir: SuiteD
         before = (run_dir / "events.jsonl").read_bytes()
         proc = run_cli("run", "--resume", str(run_dir), cwd=root.parent)
         assert proc.returncode == 2, proc.stderr
-        assert "is in use by another skillgym process" in proc.stderr
+        assert "is still going in another skillgym process" in proc.stderr
         assert (run_dir / "events.jsonl").read_bytes().startswith(before)  # nothing of its own written
+        # Nor is its report rebuilt half-way: the run writes it when it ends.
+        rebuilt = run_cli("report", str(run_dir), cwd=root.parent)
+        assert rebuilt.returncode == 2, rebuilt.stderr
+        assert "is still going in another skillgym process" in rebuilt.stderr
+        assert not (run_dir / "report.md").exists()
         child.send_signal(signal.SIGINT)
         out, err = child.communicate(timeout=60)
     assert child.returncode == 130, (out, err)

@@ -259,3 +259,6 @@ def test_a_relative_agent_path_is_the_one_where_skillgym_runs(suite_dir: SuiteDi
     proc = run_agent(root, "./agent.sh", "--case", "case-0", "--condition", "none")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert _result(root)["status"] == "passed"
+    # Recorded absolute, so a --resume from another directory runs the same program.
+    (run_dir,) = (root.parent / "runs").iterdir()
+    assert json.loads((run_dir / "run.json").read_text())["settings"]["agent_command"] == str(script)

@@ -1,0 +1,69 @@
+"""A run in-process: Ctrl-C stops it, and the caller's signal handlers are as they were afterwards."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import textwrap
+from pathlib import Path
+
+import anyio
+
+from skillgym.loader import load_suite
+from skillgym.plan import build_plan
+from skillgym.runner import RunOptions, execute
+
+CASES = """
+from skillgym import prompt_case
+
+with prompt_case("slow") as c:
+    c.category("trigger")
+    c.prompt("answer")
+    c.expect_skill(None)
+"""
+
+
+def test_an_interrupted_run_gives_back_the_callers_signal_handlers(tmp_path: Path) -> None:
+    (tmp_path / "evals").mkdir()
+    (tmp_path / "evals" / "cases.py").write_text(CASES)
+    started = tmp_path / "started"
+    agent = tmp_path / "agent.py"
+    agent.write_text(
+        textwrap.dedent(
+            f"""
+            import signal, sys, time
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)  # stopping it takes the whole grace period
+            sys.stdin.read()
+            open({str(started)!r}, "w").close()
+            time.sleep(30)
+            """
+        )
+    )
+    suite = load_suite(tmp_path / "evals")
+    plan = build_plan(suite, providers=("command",), conditions=("none",))
+    options = RunOptions(output=str(tmp_path / "runs"), agent_command=f"{sys.executable} {agent}")
+
+    async def run_and_interrupt() -> bool:
+        async with anyio.create_task_group() as tg:
+
+            async def interrupt() -> None:
+                while not started.exists():
+                    await anyio.sleep(0.02)
+                for _ in range(2):  # the second comes while the first is still stopping the agent
+                    os.kill(os.getpid(), signal.SIGINT)
+                    await anyio.sleep(0.2)
+
+            tg.start_soon(interrupt)
+            outcome = await execute(plan, suite, options, [])
+        return outcome.interrupted
+
+    def mine(signum: int, frame: object) -> None:
+        raise AssertionError("the caller's handler must not see the run's Ctrl-C")
+
+    previous = signal.signal(signal.SIGINT, mine)
+    try:
+        assert anyio.run(run_and_interrupt)
+        assert signal.getsignal(signal.SIGINT) is mine
+    finally:
+        signal.signal(signal.SIGINT, previous)
