@@ -17,11 +17,43 @@ _COMMAND_BEFORE = re.compile(
 # A loop checks something when its while/until condition is a real command, or when its body can leave
 # on what it observed (break, exit, return; in Python also raise and sys.exit).
 _CONSTANT_CONDITION: Final = re.compile(r"\s*(?:true|false|:|\[\s*1\s*\]|\(\(\s*1\s*\)\)|sleep\s+\S+)?\s*")
-_SHELL_EXIT = re.compile(r"(?<![\w-])(?:break|exit|return)(?![\w-])")
+# An exit word counts in command position of the loop's own text with its quoted strings blanked:
+# send-keys 'exit' Enter and echo 'press q to exit' leave nothing. A case arm ("READY) break;;") counts.
+_SHELL_EXIT = re.compile(
+    r"(?:^|[;&|(){`!]|(?<![\w-])(?:then|else|do))\s*(?:break|exit|return)(?![\w-])", re.MULTILINE
+)
 _SHELL_DO = re.compile(r"(?:^|;)\s*do(?![\w.-])")
 _PY_LOOP = re.compile(r"^(\s*)(?:async\s+)?(while|for)\b(.*?):\s*(\S.*)?$")
 _PY_CONSTANT = re.compile(r"\s*(?:True|1)\s*")
 _PY_EXIT = re.compile(r"\b(?:break|return|raise|sys\.exit|exit\()")
+
+
+def _blank_quotes(text: str) -> str:
+    """``text`` with each closed '...' or "..." string (quotes included) turned into spaces, lines kept.
+
+    Only the text as given is read: a loop inside ``sh -c '...'`` is judged on the program inside, whose own
+    strings are then blanked. A quote never closed (prose, an apostrophe) is left as it is.
+    """
+    out = list(text)
+    index = 0
+    while index < len(text):
+        char = text[index]
+        if char == "\\":
+            index += 2
+            continue
+        if char not in "'\"":
+            index += 1
+            continue
+        close = index + 1
+        while close < len(text) and text[close] != char:
+            close += 2 if char == '"' and text[close] == "\\" else 1
+        if close >= len(text):
+            break  # never closed: not a string
+        for blank in range(index, close + 1):
+            if out[blank] != "\n":
+                out[blank] = " "
+        index = close + 1
+    return "".join(out)
 
 
 def strip_comment(line: str, *, prose: bool) -> str:
@@ -88,7 +120,7 @@ def _shell_loops(text: str) -> list[tuple[int, int]]:
             loop = opened.pop()
             condition = text[loop.start + len(loop.keyword) : loop.body - 2].rstrip().rstrip(";")
             checks = loop.keyword in ("while", "until") and _CONSTANT_CONDITION.fullmatch(condition) is None
-            if checks or _SHELL_EXIT.search(text, loop.body, match.start()):
+            if checks or _SHELL_EXIT.search(_blank_quotes(text[loop.body : match.start()])):
                 spans.append((loop.start, match.end()))
         else:
             opened.append(_Open(word, match.start()))
@@ -113,7 +145,7 @@ def _python_loops(lines: Sequence[str], starts: Sequence[int]) -> list[tuple[int
         end = starts[last] + len(lines[last])
         body = inline or "\n".join(lines[index + 1 : last + 1])
         checks = keyword == "while" and _PY_CONSTANT.fullmatch(condition) is None
-        if checks or _PY_EXIT.search(body):
+        if checks or _PY_EXIT.search(_blank_quotes(body)):
             spans.append((starts[index], end))
     return spans
 

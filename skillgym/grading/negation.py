@@ -10,6 +10,7 @@ __all__ = (
     "CLAUSE_ENDS",
     "FLIP_VERBS",
     "NEGATORS",
+    "NOT_NEGATED",
     "REACH_WORDS",
     "SENTENCE_END",
     "WINDOW_CHARS",
@@ -58,15 +59,32 @@ FLIP_VERBS: Final[frozenset[str]] = frozenset(
     )
     for word in line.split()
 )
-# Words that end a negation's scope inside a sentence: "it is not ready, so sleep 2".
-CLAUSE_ENDS: Final = frozenset({",", "\u2013", "\u2014", "but", "so", "because"})
+# Words after which not, no, never, nor, cannot or a contraction in n't negates nothing: "it won't hurt to
+# sleep", "no doubt tmux-tui is the one", "no better skill than tmux-tui", "not just helpful, required".
+# One line per word, with its forms. Other negators keep negating: "instead of just sleeping".
+NOT_NEGATED: Final[frozenset[str]] = frozenset(
+    word
+    for line in (
+        "just only merely",
+        "doubt doubts doubted doubting",
+        "question questions questioned questioning",
+        "better",
+        "hurt hurts hurting",
+        "harm harms harmed harming",
+    )
+    for word in line.split()
+)
+_QUALIFIABLE: Final = frozenset({"not", "no", "never", "nor", "cannot"})  # and the n't contractions
+# Marks and words that end a negation's scope inside a sentence: "it is not ready, so sleep 2", "it did
+# not start: sleep 2".
+CLAUSE_ENDS: Final = frozenset({",", ":", ";", "\u2013", "\u2014", "but", "so", "because"})
 # How many words may sit between a negation and what it negates ("avoid using a fixed sleep": three), and
 # how far back, in characters, the window reaches.
 REACH_WORDS: Final = 3
 WINDOW_CHARS: Final = 50
 
-# A word (letters, digits, ' / -) or a clause-ending mark; other markup (`*_"([{<:~) is skipped.
-_TOKEN = re.compile(r"[\w'/-]+|[,\u2013\u2014]")
+# A word (letters, digits, ' / -) or a clause-ending mark; other markup (`*_"([{<~) is skipped.
+_TOKEN = re.compile(r"[\w'/-]+|[,:;\u2013\u2014]")
 # A sentence ends at . ! ? ; followed by space, or at a line break; a window never crosses one.
 SENTENCE_END = re.compile(r"[.!?;](?=\s|$)|\n")
 _PHRASES: Final = sorted((tuple(p.split()) for p in NEGATORS), key=len, reverse=True)
@@ -81,9 +99,14 @@ def words(text: str) -> list[str]:
 def negator_span(tokens: Sequence[str], index: int) -> int:
     """How many tokens the negator starting at ``tokens[index]`` spans; 0 when none starts there.
 
-    A negator is a word or phrase of ``NEGATORS`` or a contraction in n't.
+    A negator is a word or phrase of ``NEGATORS`` or a contraction in n't; not, no, never, nor, cannot
+    and the contractions are none when a word of ``NOT_NEGATED`` follows ("won't hurt", "no doubt").
     """
-    if tokens[index].endswith("n't"):
+    token = tokens[index]
+    plain = token.endswith("n't") or token in _QUALIFIABLE
+    if plain and index + 1 < len(tokens) and tokens[index + 1] in NOT_NEGATED:
+        return 0
+    if token.endswith("n't"):
         return 1
     for phrase in _PHRASES:
         if tuple(tokens[index : index + len(phrase)]) == phrase:

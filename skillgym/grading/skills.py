@@ -46,8 +46,9 @@ _LINKS: Final = frozenset(
     for word in line.split()
 )
 _MISFIT_PHRASES: Final = sorted((tuple(p.split()) for p in MISFITS), key=len, reverse=True)
-# Between the name and what is said of it: closing markup and the word "skill" ("`tmux-tui` skill is ...").
-_LEAD = re.compile(r"^[\s`'\"*)\]]*(?:skill\b)?")
+# Between the name and what is said of it: closing markup, the word "skill" ("`tmux-tui` skill is ..."), and
+# a colon or dash that introduces the verdict ("- tui-qa: not needed").
+_LEAD = re.compile(r"^[\s`'\"*)\]]*(?:skill\b)?[\s`'\"*]*[:\u2013\u2014]?")
 _TRUSTED: Final = frozenset({"high", "medium"})
 
 

@@ -70,16 +70,29 @@ def _read_text(path: Path) -> str:
         return file.read(MAX_READ_BYTES).decode("utf-8", errors="replace")
 
 
+def _unresolvable(exc: OSError | RuntimeError) -> str:
+    """Why a path the agent left cannot be followed: a symlink loop (RuntimeError) or an OS error."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return f"{exc.strerror}: {exc.filename}" if exc.filename else exc.strerror
+    return str(exc) or type(exc).__name__
+
+
 def _workspace_file(ctx: GradeContext, relative: str) -> tuple[Path | None, str]:
-    """The file ``relative`` in the workspace, or None and why not."""
+    """The file ``relative`` in the workspace, or None and why not.
+
+    What the agent left there (a symlink loop, a folder it cannot enter) is a failed check, not the
+    verifier's error.
+    """
     try:
         path = inside(Path(ctx.workspace), relative)
+        if not path.exists():
+            return None, f"{relative} does not exist in the workspace"
+        if not path.is_file():
+            return None, f"{relative} is not a regular file"
     except PathEscapeError as exc:
         return None, str(exc)
-    if not path.exists():
-        return None, f"{relative} does not exist in the workspace"
-    if not path.is_file():
-        return None, f"{relative} is not a regular file"
+    except (OSError, RuntimeError) as exc:
+        return None, f"cannot resolve {relative} in the workspace ({_unresolvable(exc)})"
     return path, ""
 
 
@@ -94,8 +107,8 @@ async def _file_contains(v: FileContains, ctx: GradeContext) -> _Verdict:
         return False, problem
     try:  # what the agent left may be unreadable: its doing, so a failed check, not a broken verifier
         text = await anyio.to_thread.run_sync(_read_text, path)
-    except OSError as exc:
-        return False, f"cannot read {v.path}: {exc.strerror or exc}"
+    except (OSError, RuntimeError) as exc:
+        return False, f"cannot read {v.path}: {_unresolvable(exc)}"
     match = compile_pattern(v.pattern).search(text)
     if match is None:
         return False, f"{v.path} does not contain {show_pattern(v.pattern)}"
@@ -232,16 +245,19 @@ async def _artifact_exists(v: ArtifactExists, ctx: GradeContext) -> _Verdict:
     workspace = Path(ctx.workspace)
     if not workspace.is_dir():
         return False, f"the workspace {workspace} does not exist"
-    found = await anyio.to_thread.run_sync(
-        lambda: find_artifacts(
-            workspace,
-            v.artifact,
-            v.path_patterns,
-            workspace=workspace,
-            not_before=ctx.agent_started_at,
-            skip=(Path(ctx.fixture_log_dir),),
+    try:
+        found = await anyio.to_thread.run_sync(
+            lambda: find_artifacts(
+                workspace,
+                v.artifact,
+                v.path_patterns,
+                workspace=workspace,
+                not_before=ctx.agent_started_at,
+                skip=(Path(ctx.fixture_log_dir),),
+            )
         )
-    )
+    except (OSError, RuntimeError) as exc:  # a path the agent left cannot be followed: its doing
+        return False, f"cannot search the workspace for {v.artifact} files: {_unresolvable(exc)}"
     return judge_artifacts(found, v.artifact, v.min_count, v.path_patterns)
 
 

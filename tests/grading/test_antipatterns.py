@@ -63,6 +63,12 @@ def test_default_rule_table() -> None:
         "while true; do sleep 1; done",
         "for key in a b c; do tmux -L sg send-keys -t app $key; sleep 1; done",
         "until grep -q READY log; do sleep 0.2; done; sleep 5",
+        # Quoted text and arguments leave no loop: only an exit word run as a command does.
+        "for s in a b c; do tmux -L x send-keys -t $s 'exit' Enter; sleep 2; done",
+        "while true; do echo 'press q to exit'; sleep 1; done",
+        'while true; do echo "break here"; sleep 1; done',
+        "while true; do echo press q to exit; sleep 1; done",
+        "sh -c \"while true; do tmux -L x send-keys -t app 'return' Enter; sleep 1; done\"",
     ],
 )
 def test_blind_sleep_fires(text: str) -> None:
@@ -78,6 +84,10 @@ def test_blind_sleep_fires(text: str) -> None:
         "timeout 10 sh -c 'until grep -q READY log; do sleep 0.1; done'",
         "while true; do grep -q READY log && break; sleep 1; done",
         "while sleep 1; do grep -q READY log && break; done",
+        "sh -c 'for i in 1 2 3 4 5; do grep -q READY log && exit 0; sleep 1; done; exit 1'",
+        "while true; do case $(cat state) in READY) break;; esac; sleep 1; done",
+        "while :; do tmux -L x capture-pane -p -t app | grep -q 'exit code' && return; sleep 1; done",
+        "for i in 1 2 3; do echo 'try'; if grep -q READY log; then break; fi; sleep 1; done",
         "1. `while ! grep -q READY log; do sleep 1; done`",
         "echo sleeping",
         "I will not just wait.",
@@ -112,6 +122,18 @@ def test_sleep_in_a_poll_loop_that_spans_lines() -> None:
     assert [f.matched_text for f in scan_text(single, DEFAULT_RULES, negation=False)] == ["time.sleep(2)"]
     assert [f.matched_text for f in scan_text(python, DEFAULT_RULES, negation=False)] == ["time.sleep(3)"]
     assert [f.matched_text for f in scan_text(spin, DEFAULT_RULES, negation=False)] == ["time.sleep(1)"]
+
+
+def test_quoted_exit_words_in_a_python_loop_leave_nothing() -> None:
+    blind = "while True:\n    send('exit')\n    print(\"break\")\n    time.sleep(1)"
+    poll = "for _ in range(50):\n    if 'READY' in pane():\n        break\n    time.sleep(0.1)"
+    assert [f.matched_text for f in scan_commands([blind], DEFAULT_RULES)] == ["time.sleep(1)"]
+    assert scan_commands([poll], DEFAULT_RULES) == ()
+
+
+def test_a_negation_does_not_excuse_a_sleep_in_another_clause() -> None:
+    for text in ("It didn't start in time: `sleep 5`.", "It won't hurt to `sleep 5`."):
+        assert has_error(scan_text(text, DEFAULT_RULES, negation=True)), text
 
 
 def test_commands_are_judged_without_their_comments() -> None:

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skillgym.grading.negation import FLIP_VERBS, NEGATORS
+from skillgym.grading.negation import FLIP_VERBS, NEGATORS, NOT_NEGATED
 from skillgym.grading.patterns import (
     PatternError,
     compile_pattern,
@@ -114,12 +114,42 @@ def test_negated_mentions(text: str) -> None:
         "There is no output yet so sleep 2.",
         "Do not poll but sleep 2.",
         "It is not ready \u2014 sleep 2.",
+        "It didn't start in time: sleep 5.",
+        "Not ready;then sleep 5",
+        # A negator followed by one of these words negates nothing.
+        "It won't hurt to sleep 5.",
+        "It never hurts to sleep 5.",
+        "There's no harm in a sleep 5.",
+        "No doubt sleep 5 is enough.",
     ],
 )
 def test_plain_mentions_are_not_negated(text: str) -> None:
     found = find_forbidden(SLEEP, text)
     assert len(found) == 1
     assert not found[0].negated
+
+
+@pytest.mark.parametrize("word", sorted(NOT_NEGATED))
+def test_a_negator_before_a_not_negated_word_negates_nothing(word: str) -> None:
+    for negator in ("not", "no", "never", "nor", "cannot", "won't"):
+        assert not is_negated(f"{negator} {word} sleep", len(f"{negator} {word} ")), negator
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Only the plain negators are qualified; a phrase still negates what it is followed by.
+        "Poll instead of just sleep.",
+        "Wait for READY rather than merely sleep.",
+        "Poll the pane without just sleep.",
+        "Avoid only sleep.",
+        # A later negator in the same clause still negates.
+        "It won't hurt, no sleep.",
+        "It is not just a sleep, never sleep.",
+    ],
+)
+def test_other_negators_keep_negating(text: str) -> None:
+    assert find_forbidden(SLEEP, text)[-1].negated
 
 
 def test_a_window_cut_mid_word_drops_the_fragment() -> None:

@@ -50,6 +50,9 @@ def test_mentions_are_word_bounded_and_case_insensitive() -> None:
         "tui-qa is overkill; tmux-tui.",
         "tui-qa is out of scope; tmux-tui.",
         "tui-qa is no longer needed; tmux-tui is.",
+        # A verdict introduced by a colon or a dash is said of the skill.
+        "- tui-qa: not needed here.\n- tmux-tui: drives the program.",
+        "**tui-qa** \u2014 not the right skill. tmux-tui it is.",
     ],
 )
 def test_rejected_mentions_do_not_select(text: str) -> None:
@@ -70,6 +73,13 @@ def test_rejected_mentions_do_not_select(text: str) -> None:
         "The tmux-tui notes say recordings are not needed.",
         "tmux-tui isn't the wrong skill here.",
         "tmux-tui is the right skill, not tui-qa.",
+        # A colon ends a negation; a negator before these words negates nothing.
+        "There's no question: tmux-tui it is.",
+        "There is no better skill than tmux-tui.",
+        "No doubt tmux-tui is the one.",
+        "tmux-tui is not just helpful, it is required.",
+        "It can't hurt to load tmux-tui.",
+        "The app did not start: tmux-tui will drive it.",
     ],
 )
 def test_mentions_that_only_look_rejected_select(text: str) -> None:

@@ -91,6 +91,35 @@ async def test_paths_escaping_the_workspace_fail(make_ctx: MakeCtx, tmp_path: Pa
     assert "escapes the workspace through a symlink" in link.message
 
 
+async def test_a_symlink_loop_the_agent_left_is_a_failed_check(make_ctx: MakeCtx) -> None:
+    # The agent's leftovers are its doing: a failed check, never a grader-error.
+    ctx = make_ctx()
+    workspace = Path(ctx.workspace)
+    os.symlink("b.txt", workspace / "a.txt")
+    os.symlink("a.txt", workspace / "b.txt")
+    (workspace / "notes.md").write_text("done", encoding="utf-8")
+    outcomes = await run_verifiers(
+        (
+            FileExists(id="exists", path="a.txt"),
+            FileContains(id="contains", path="a.txt", pattern=Pattern(regex="x")),
+            FileExists(id="through", path="a.txt/inner.txt"),
+            ArtifactExists(id="artifact", artifact="notes"),
+        ),
+        ctx,
+    )
+    if sys.version_info < (3, 13):  # resolving a loop raises RuntimeError: Symlink loop
+        assert [(o.passed, o.message.split(" (")[0]) for o in outcomes[:3]] == [
+            (False, "cannot resolve a.txt in the workspace"),
+            (False, "cannot resolve a.txt in the workspace"),
+            (False, "cannot resolve a.txt/inner.txt in the workspace"),
+        ]
+        assert "Symlink loop" in outcomes[0].message
+        assert not outcomes[3].passed
+        assert outcomes[3].message.startswith("cannot search the workspace for notes files: Symlink loop")
+    else:  # a loop resolves to itself, which does not exist: skipped by the artifact search
+        assert [o.passed for o in outcomes] == [False, False, False, True]
+
+
 async def test_a_directory_is_not_a_file(make_ctx: MakeCtx) -> None:
     ctx = make_ctx()
     (Path(ctx.workspace) / "dir").mkdir()
