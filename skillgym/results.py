@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal, TypeAlias
+from typing import Final, Literal, TypeAlias
 
 from .model import Data, Lane, Severity
 from .trace import TokenUsage
@@ -18,6 +18,17 @@ ErrorClass: TypeAlias = Literal[
     "grader-error",
     "interrupted",
 ]
+# Errors that are not the agent's doing: its provider could not be reached, its workspace, template or
+# bootstrap failed, the suite's verifier broke (grader-error: the suite's bug), or the run was stopped. A
+# comparison leaves such trials out. Every other error is the agent's own failure and counts as one: a
+# timeout (it ran past its budget) or a provider-error (it crashed, exited non-zero, printed output that
+# does not parse, or reached its turn limit).
+NOT_THE_AGENTS: Final[tuple[ErrorClass, ...]] = (
+    "provider-unavailable",
+    "environment-error",
+    "grader-error",
+    "interrupted",
+)
 CheckKind: TypeAlias = Literal[
     "skill", "expected-pattern", "forbidden-pattern", "workflow", "verifier", "artifact", "report", "bundle"
 ]

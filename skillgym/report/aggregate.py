@@ -8,7 +8,7 @@ from typing import Final, NamedTuple, TypeAlias
 
 from ..events import Counts, RunStart
 from ..model import LANES, Data, Lane
-from ..results import TrialResult
+from ..results import NOT_THE_AGENTS, TrialResult
 from ..snapshots.model import SnapshotCheck
 from ..stats import (
     Comparison,
@@ -25,8 +25,9 @@ from ..stats import (
 )
 from .tokens import TokenReport, build_token_report
 
-# 2: comparisons count graded trials only (errored ones are left out, and counted), providers and baselines
-# pair per case, and case-level intervals are per lane, condition and provider instead of per lane.
+# 2: comparisons leave out trials that errored for reasons not the agent's (NOT_THE_AGENTS), and count the
+# cases left out, while timeouts and provider errors count as failures; providers and baselines pair per
+# case; case-level intervals are per lane, condition and provider instead of per lane, beside their own mean.
 REPORT_SCHEMA: Final = 2
 GroupKey: TypeAlias = tuple[str, str, str, str]  # lane, case, condition, provider
 
@@ -66,18 +67,29 @@ class CaseStats(Data, frozen=True, kw_only=True):
     passed: int
     failed: int
     errored: int
-    pass_rate: float
-    pass_rate_excluding_errors: float | None
-    pass_interval: Interval | None
-    mean_score: float | None
+    # Of the errored trials, those whose error is not the agent's doing (NOT_THE_AGENTS): verdicts leave
+    # them out. The rest (timeouts, provider errors) are the agent's failures and count as failures.
+    errored_not_agents: int
+    pass_rate: float  # over every trial
+    pass_rate_excluding_errors: float | None  # over graded trials: every errored trial left out
+    # What comparisons pair: passes over every trial but those errored for reasons not the agent's;
+    # None when no such trial is left.
+    pass_rate_for_verdicts: float | None
+    pass_interval: Interval | None  # Wilson, over every trial
+    mean_score: float | None  # over graded trials
     score_interval: Interval | None  # over graded trials, within [0, 1]
     pass_at_k: dict[str, float]
     pass_hat_k: dict[str, float]
 
     @property
     def graded(self) -> int:
-        """Trials that reached grading: every trial but the infrastructure errors."""
+        """Trials that reached grading: every trial but the errored ones."""
         return self.trials - self.errored
+
+    @property
+    def verdict_trials(self) -> int:
+        """Trials a verdict counts: every trial but those errored for reasons not the agent's."""
+        return self.trials - self.errored_not_agents
 
 
 class LaneSummary(Data, frozen=True, kw_only=True):
@@ -90,34 +102,42 @@ class LaneSummary(Data, frozen=True, kw_only=True):
     lane: Lane
     cases: int
     counts: Counts
-    pass_rate: float
-    pass_rate_excluding_errors: float | None
-    mean_score: float | None
+    pass_rate: float  # pooled: passes over every trial of the lane
+    pass_rate_excluding_errors: float | None  # pooled, over graded trials
+    mean_score: float | None  # the mean of the per-case mean scores (each over its graded trials)
 
 
 class ConditionSummary(Data, frozen=True, kw_only=True):
-    """A lane under one condition and provider; its interval treats the case as the unit."""
+    """A lane under one condition and provider; its interval treats the case as the unit.
+
+    The pooled rates count trials, so a case with more trials weighs more; ``mean_case_pass_rate`` weighs
+    every case alike and is the estimate ``case_pass_interval`` is about: the interval of neither pooled rate.
+    """
 
     lane: Lane
     condition: str
     provider: str
     cases: int
     counts: Counts
-    pass_rate: float
-    pass_rate_excluding_errors: float | None
-    # The mean per-case pass rate over graded trials, resampling cases; None below two graded cases.
+    pass_rate: float  # pooled: passes over every trial
+    pass_rate_excluding_errors: float | None  # pooled, over graded trials
+    # The mean of the cases' pass_rate_for_verdicts (a timeout or provider error fails, an error not the
+    # agent's is left out), over the cases with such trials; None when there is none.
+    mean_case_pass_rate: float | None
+    # The case-level interval for mean_case_pass_rate, over the same trials, resampling cases; None below two.
     case_pass_interval: Interval | None
-    mean_score: float | None
+    mean_score: float | None  # the mean of the per-case mean scores (each over its graded trials)
 
 
 class PairedComparison(Data, frozen=True, kw_only=True):
     """A paired comparison over cases (treatment vs control) within one lane and provider.
 
-    Each case is one pair of pass rates over graded trials: infrastructure errors say nothing about the
-    agent, so a case whose treatment or control has no graded trial is left out and counted in
-    ``cases_left_out_for_errors``. ``comparison.verdict`` reads treatment against control: ``improved``
-    means the treatment passes more (for stale harm, none vs stale, that is: the stale guidance hurts),
-    ``regressed`` less, ``inconclusive`` that the evidence does not say.
+    Each case is one pair of pass rates for verdicts (CaseStats.pass_rate_for_verdicts): a trial that
+    errored for reasons not the agent's (NOT_THE_AGENTS) says nothing about it and is left out, while a
+    timeout or provider error is the agent's failure and counts as one. ``comparison.verdict`` reads
+    treatment against control: ``improved`` means the treatment passes more (for stale harm, none vs
+    stale, that is: the stale guidance hurts), ``regressed`` less, ``inconclusive`` that the evidence does
+    not say.
     """
 
     lane: Lane
@@ -126,23 +146,29 @@ class PairedComparison(Data, frozen=True, kw_only=True):
     control: str
     comparison: Comparison
     mcnemar_p: float | None
+    # Cases whose treatment or control has no trial but errors not the agent's (NOT_THE_AGENTS): no pair.
     cases_left_out_for_errors: int
 
 
 class BaselineRow(Data, frozen=True, kw_only=True):
-    """One (lane, case, condition, provider) of either run; rates count graded trials only."""
+    """One (lane, case, condition, provider) of either run, with each side's pass rate for verdicts.
+
+    A timeout or provider error counts as a failure; an error not the agent's (NOT_THE_AGENTS) is left out.
+    """
 
     lane: str
     case_id: str
     condition: str
     provider: str
-    baseline_pass_rate_excluding_errors: float | None
-    current_pass_rate_excluding_errors: float | None
-    baseline_errored: int | None
+    baseline_pass_rate_for_verdicts: float | None
+    current_pass_rate_for_verdicts: float | None
+    baseline_errored: int | None  # every errored trial
     current_errored: int | None
+    baseline_errored_not_agents: int | None  # of those, the ones left out of the rate
+    current_errored_not_agents: int | None
     delta: float | None  # current minus baseline; None unless the row was compared
     # improved | regressed | unchanged | inconclusive: compared; not compared: fingerprint-changed (a
-    # different case now), errored (a side has no graded trial), new, missing.
+    # different case now), left-out (a side has no trial but errors not the agent's), new, missing.
     status: str
 
 
@@ -152,7 +178,7 @@ class BaselineSummary(Data, frozen=True, kw_only=True):
     baseline_run: str
     rows: tuple[BaselineRow, ...]
     overall: Comparison
-    cases_left_out_for_errors: int
+    cases_left_out_for_errors: int  # cases with no compared row and a left-out one
 
 
 class Failure(Data, frozen=True, kw_only=True):
@@ -219,16 +245,17 @@ def case_stats(results: Sequence[TrialResult]) -> CaseStats:
     first = results[0]
     n = len(results)
     # One pass: a report makes one of these per case, condition and provider.
-    passed = errored = 0
+    passed = errored = not_agents = 0
     scores: list[float] = []  # of the graded (not errored) trials
     for r in results:
         if r.status == "errored":
             errored += 1
+            not_agents += r.error_class in NOT_THE_AGENTS
             continue
         if r.status == "passed":
             passed += 1
         scores.append(_score(r))
-    graded = n - errored
+    graded, for_verdicts = n - errored, n - not_agents
     ks = [k for k in _KS if k <= n]
     return CaseStats(
         lane=first.lane,
@@ -241,8 +268,10 @@ def case_stats(results: Sequence[TrialResult]) -> CaseStats:
         passed=passed,
         failed=n - passed - errored,
         errored=errored,
+        errored_not_agents=not_agents,
         pass_rate=_rate(passed, n),
         pass_rate_excluding_errors=_rate(passed, graded) if graded else None,
+        pass_rate_for_verdicts=_rate(passed, for_verdicts) if for_verdicts else None,
         pass_interval=wilson_interval(passed, n),
         mean_score=_mean(scores),
         score_interval=clip_interval(mean_interval(scores), 0.0, 1.0),
@@ -287,11 +316,14 @@ def lane_summary(lane: Lane, stats: Sequence[CaseStats]) -> LaneSummary:
     )
 
 
-def _case_pass_interval(stats: Sequence[CaseStats]) -> Interval | None:
-    """Case-level interval of the mean per-case pass rate over graded trials: each case is one unit."""
-    clusters = [[True] * s.passed + [False] * (s.graded - s.passed) for s in stats if s.graded]
+def _mean_case_pass_rate(stats: Sequence[CaseStats]) -> tuple[float | None, Interval | None]:
+    """The mean per-case pass rate for verdicts and its case-level interval, both over the same trials."""
+    clusters = [
+        [True] * s.passed + [False] * (s.verdict_trials - s.passed) for s in stats if s.verdict_trials
+    ]
+    mean = fmean([fmean([1.0 if passed else 0.0 for passed in c]) for c in clusters]) if clusters else None
     # One case gives a point interval that looks certain; a case-level interval needs two or more.
-    return clustered_pass_rate(clusters) if len(clusters) > 1 else None
+    return mean, clustered_pass_rate(clusters) if len(clusters) > 1 else None
 
 
 def condition_summaries(
@@ -309,6 +341,7 @@ def condition_summaries(
     out: list[ConditionSummary] = []
     for (lane, condition, provider), mine in sorted(groups.items(), key=lambda item: order(item[0])):
         counts = _counts(mine)
+        mean, interval = _mean_case_pass_rate(mine)
         out.append(
             ConditionSummary(
                 lane=lane,
@@ -318,7 +351,8 @@ def condition_summaries(
                 counts=counts,
                 pass_rate=_rate(counts.passed, counts.total),
                 pass_rate_excluding_errors=_rate_excluding_errors(counts),
-                case_pass_interval=_case_pass_interval(mine),
+                mean_case_pass_rate=mean,
+                case_pass_interval=interval,
                 mean_score=_mean([s.mean_score for s in mine if s.mean_score is not None]),
             )
         )
@@ -329,28 +363,28 @@ def _index(names: Sequence[str], name: str) -> int:
     return names.index(name) if name in names else len(names)
 
 
-def graded_pair(treatment: CaseStats, control: CaseStats) -> tuple[float, float] | None:
-    """Both pass rates over graded trials; None when either side has none (all infrastructure errors)."""
-    t, c = treatment.pass_rate_excluding_errors, control.pass_rate_excluding_errors
+def verdict_pair(treatment: CaseStats, control: CaseStats) -> tuple[float, float] | None:
+    """Both pass rates for verdicts; None when a side has no trial but errors not the agent's."""
+    t, c = treatment.pass_rate_for_verdicts, control.pass_rate_for_verdicts
     return None if t is None or c is None else (t, c)
 
 
 def _lift(stats: Sequence[CaseStats], lane: Lane, provider: str, lift: Lift) -> PairedComparison | None:
-    """Pair per case the pass rates (graded trials) of two conditions within one lane and provider."""
+    """Pair per case the pass rates for verdicts of two conditions within one lane and provider."""
     by = {(s.case_id, s.condition): s for s in stats if s.lane == lane and s.provider == provider}
     pairs: list[tuple[float, float]] = []
     left_out = b = c = 0
-    binary = True  # every pair one graded trial a side: McNemar's discordant pairs are defined
+    binary = True  # every pair one trial a side: McNemar's discordant pairs are defined
     for (case_id, condition), treated in by.items():
         control = by.get((case_id, lift.control))
         if condition != lift.treatment or control is None:
             continue
-        pair = graded_pair(treated, control)
+        pair = verdict_pair(treated, control)
         if pair is None:
             left_out += 1
             continue
         pairs.append(pair)
-        binary = binary and treated.graded == 1 and control.graded == 1
+        binary = binary and treated.verdict_trials == 1 and control.verdict_trials == 1
         b += treated.passed > control.passed
         c += treated.passed < control.passed
     if not pairs and not left_out:
@@ -369,7 +403,7 @@ def _lift(stats: Sequence[CaseStats], lane: Lane, provider: str, lift: Lift) -> 
 def _provider_pairs_by_case(
     stats: Sequence[CaseStats], lane: Lane, treatment: str, control: str
 ) -> tuple[list[tuple[float, float]], int]:
-    """Per case, each provider's mean pass rate over the conditions both graded; and the cases left out.
+    """Per case, each provider's mean rate for verdicts over the conditions both have; the cases left out.
 
     The case is the unit: its conditions are averaged into one pair, never counted as separate cases.
     """
@@ -384,11 +418,11 @@ def _provider_pairs_by_case(
         shared = [both for both in conditions.values() if treatment in both and control in both]
         if not shared:
             continue  # the two providers never ran this case under one condition: nothing to pair
-        graded = [p for both in shared if (p := graded_pair(both[treatment], both[control])) is not None]
-        if not graded:
+        paired = [p for both in shared if (p := verdict_pair(both[treatment], both[control])) is not None]
+        if not paired:
             left_out += 1
             continue
-        pairs.append((fmean([t for t, _ in graded]), fmean([c for _, c in graded])))
+        pairs.append((fmean([t for t, _ in paired]), fmean([c for _, c in paired])))
     return pairs, left_out
 
 

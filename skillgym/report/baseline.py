@@ -10,8 +10,9 @@ from typing import Any
 import msgspec
 
 from ..errors import UsageError
+from ..results import NOT_THE_AGENTS
 from ..stats import compare_paired, fmean, wilson_interval
-from .aggregate import REPORT_SCHEMA, BaselineRow, BaselineSummary, CaseStats, Report, graded_pair
+from .aggregate import REPORT_SCHEMA, BaselineRow, BaselineSummary, CaseStats, Report, verdict_pair
 
 _decoder = msgspec.json.Decoder(Report)
 
@@ -28,9 +29,10 @@ _schema_decoder = msgspec.json.Decoder(_Schema)
 def load_report(path: Path) -> Report:
     """Read a report.json (or the report.json inside a run directory) written by this or an earlier version.
 
-    A schema-1 report keeps what both versions compute alike (counts, per-case statistics, tokens); its
-    comparisons and baseline counted infrastructure errors as failures, and its lane intervals mixed
-    conditions, so they are dropped rather than passed off as this version's. ``schema`` stays 1.
+    A schema-1 report keeps what both versions compute alike (counts, per-case statistics, tokens), and its
+    cases get the rates for verdicts from the error classes of its failures; its comparisons and baseline
+    counted every error as a failure, and its lane intervals mixed conditions, so they are dropped rather
+    than passed off as this version's. ``schema`` stays 1.
     """
     target = path / "report.json" if path.is_dir() else path
     try:
@@ -73,9 +75,15 @@ def _from_schema_1(doc: Any) -> Any:
         {k: v for k, v in lane.items() if k != "case_pass_interval"} if isinstance(lane, dict) else lane
         for lane in doc.get("lane_summaries", [])
     ]
+    # A case's trials are keyed lane/case/condition/provider/trial-N; its errored ones are among the failures.
+    not_agents: dict[str, int] = defaultdict(int)
+    for failure in doc.get("failures", []):
+        if isinstance(failure, dict) and failure.get("error_class") in NOT_THE_AGENTS:
+            not_agents[str(failure.get("key", "")).rsplit("/", 1)[0]] += 1
     return {
         **doc,
         "lane_summaries": lanes,
+        "cases": [_case_from_schema_1(case, not_agents) for case in doc.get("cases", [])],
         "condition_summaries": [],
         "condition_comparisons": [],
         "provider_comparisons": [],
@@ -83,10 +91,24 @@ def _from_schema_1(doc: Any) -> Any:
     }
 
 
+def _case_from_schema_1(case: Any, not_agents: dict[str, int]) -> Any:
+    if not isinstance(case, dict) or not all(isinstance(case.get(k), int) for k in ("trials", "passed")):
+        return case  # not a case: converting it fails with a message that says so
+    key = "/".join(str(case.get(k)) for k in ("lane", "case_id", "condition", "provider"))
+    left_out = not_agents.get(key, 0)
+    counted = case["trials"] - left_out
+    return {
+        **case,
+        "errored_not_agents": left_out,
+        "pass_rate_for_verdicts": case["passed"] / counted if counted > 0 else None,
+    }
+
+
 def newcombe_interval(a: CaseStats, b: CaseStats) -> tuple[float, float] | None:
-    """Newcombe's hybrid-score interval for a difference of two pass rates over graded trials (a minus b)."""
-    pair = graded_pair(a, b)
-    ia, ib = wilson_interval(a.passed, a.graded), wilson_interval(b.passed, b.graded)
+    """Newcombe's hybrid-score interval for a difference of two pass rates for verdicts (a minus b)."""
+    pair = verdict_pair(a, b)
+    ia = wilson_interval(a.passed, a.verdict_trials)
+    ib = wilson_interval(b.passed, b.verdict_trials)
     if pair is None or ia is None or ib is None:
         return None
     pa, pb = pair
@@ -103,14 +125,14 @@ def _row_status(cur: CaseStats | None, old: CaseStats | None) -> str:
         return "new"
     if cur.fingerprint != old.fingerprint:
         return "fingerprint-changed"  # a different case: comparing would be silently wrong
-    if graded_pair(cur, old) is None:
-        return "errored"  # a side has only infrastructure errors: nothing to compare
+    if verdict_pair(cur, old) is None:
+        return "left-out"  # a side has no trial but errors not the agent's: nothing to compare
     interval = newcombe_interval(cur, old)
     if interval is not None and interval[0] > 0:
         return "improved"
     if interval is not None and interval[1] < 0:
         return "regressed"
-    return "unchanged" if cur.pass_rate_excluding_errors == old.pass_rate_excluding_errors else "inconclusive"
+    return "unchanged" if cur.pass_rate_for_verdicts == old.pass_rate_for_verdicts else "inconclusive"
 
 
 _COMPARED = frozenset({"improved", "regressed", "unchanged", "inconclusive"})
@@ -119,34 +141,36 @@ _COMPARED = frozenset({"improved", "regressed", "unchanged", "inconclusive"})
 def _row(key: tuple[str, str, str, str], cur: CaseStats | None, old: CaseStats | None) -> BaselineRow:
     lane, case_id, condition, provider = key
     status = _row_status(cur, old)
-    now = cur.pass_rate_excluding_errors if cur else None
-    before = old.pass_rate_excluding_errors if old else None
+    now = cur.pass_rate_for_verdicts if cur else None
+    before = old.pass_rate_for_verdicts if old else None
     return BaselineRow(
         lane=lane,
         case_id=case_id,
         condition=condition,
         provider=provider,
-        baseline_pass_rate_excluding_errors=before,
-        current_pass_rate_excluding_errors=now,
+        baseline_pass_rate_for_verdicts=before,
+        current_pass_rate_for_verdicts=now,
         baseline_errored=old.errored if old else None,
         current_errored=cur.errored if cur else None,
+        baseline_errored_not_agents=old.errored_not_agents if old else None,
+        current_errored_not_agents=cur.errored_not_agents if cur else None,
         delta=now - before if status in _COMPARED and now is not None and before is not None else None,
         status=status,
     )
 
 
 def _pairs_per_case(rows: tuple[BaselineRow, ...]) -> tuple[list[tuple[float, float]], int]:
-    """One pair per case (lane, case): the means over its compared rows; and the cases errors left out."""
+    """One pair per case (lane, case): the means over its compared rows; and the cases left out for errors."""
     compared: dict[tuple[str, str], list[tuple[float, float]]] = defaultdict(list)
-    errored: set[tuple[str, str]] = set()
+    left_out: set[tuple[str, str]] = set()
     for r in rows:
-        now, before = r.current_pass_rate_excluding_errors, r.baseline_pass_rate_excluding_errors
+        now, before = r.current_pass_rate_for_verdicts, r.baseline_pass_rate_for_verdicts
         if r.status in _COMPARED and now is not None and before is not None:
             compared[(r.lane, r.case_id)].append((now, before))
-        elif r.status == "errored":
-            errored.add((r.lane, r.case_id))
+        elif r.status == "left-out":
+            left_out.add((r.lane, r.case_id))
     pairs = [(fmean([n for n, _ in v]), fmean([b for _, b in v])) for v in compared.values()]
-    return pairs, len(errored - compared.keys())
+    return pairs, len(left_out - compared.keys())
 
 
 def compare_to_baseline(current: Report, baseline: Report) -> BaselineSummary:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..results import NOT_THE_AGENTS
 from ..snapshots.model import SnapshotCheck
 from ..stats import Comparison, Interval, Summary
 from .aggregate import LIFTS, CaseStats, PairedComparison, Report
@@ -53,7 +54,14 @@ def _verdict(c: Comparison) -> str:
 
 
 def _left_out(n: int) -> str:
-    return f"{n} {'case' if n == 1 else 'cases'} left out: infrastructure errors"
+    return f"{n} {'case' if n == 1 else 'cases'} left out: errors not the agent's"
+
+
+# The basis of every verdict, said wherever verdicts are shown.
+_BASIS = [
+    "Trials that errored for reasons not the agent's (environment, grader, provider unavailable,",
+    "interrupted) are left out; timeouts and provider errors count as failures.",
+]
 
 
 def _cases(comp: PairedComparison) -> str:
@@ -96,14 +104,10 @@ def _summary(report: Report) -> list[str]:
         f"providers {', '.join(report.providers)}; {report.trials} trial(s) per case and condition.",
         f"- {c.total} trials: {c.passed} passed, {c.failed} failed, {c.errored} errored "
         f"(pass rate {_pct(c.passed / c.total if c.total else None)}; "
-        f"excluding infrastructure errors {_pct(c.passed / graded if graded else None)}).",
+        f"excluding errored trials {_pct(c.passed / graded if graded else None)}).",
     ]
     if report.errors_by_class:
-        out.append(
-            "- Infrastructure errors: "
-            + ", ".join(f"{k} {v}" for k, v in report.errors_by_class.items())
-            + "."
-        )
+        out.append(f"- Errored trials by class: {_errors_by_class(report.errors_by_class)}.")
     for comp in report.condition_comparisons:
         cmp, left_out = comp.comparison, comp.cases_left_out_for_errors
         out.append(
@@ -124,6 +128,15 @@ def _summary(report: Report) -> list[str]:
     return [*out, f"- Skill content hash `{report.skill_hash[:12]}`.", ""]
 
 
+def _errors_by_class(errors: dict[str, int]) -> str:
+    """Errored trials by class, the agent's apart from the rest, saying what comparisons do with each."""
+    theirs = ", ".join(f"{k} {v}" for k, v in errors.items() if k not in NOT_THE_AGENTS)
+    not_theirs = ", ".join(f"{k} {v}" for k, v in errors.items() if k in NOT_THE_AGENTS)
+    parts = [f"{theirs} (the agent's: failures in comparisons)"] if theirs else []
+    parts += [f"{not_theirs} (not the agent's: left out of comparisons)"] if not_theirs else []
+    return "; ".join(parts)
+
+
 def _condition_section(report: Report) -> list[str]:
     out = ["## Condition comparison", ""]
     if not report.condition_comparisons:
@@ -131,6 +144,7 @@ def _condition_section(report: Report) -> list[str]:
     return [
         *out,
         "Paired per case: each case's pass rate under the treatment minus under the control.",
+        *_BASIS,
         "The verdict is `inconclusive` whenever the interval contains zero or the exact sign test",
         "does not reject.",
         *(_ERRORS_LEFT_OUT if any(c.cases_left_out_for_errors for c in report.condition_comparisons) else []),
@@ -140,15 +154,31 @@ def _condition_section(report: Report) -> list[str]:
 
 
 _ERRORS_LEFT_OUT = [
-    "Pass rates count graded trials only: a case whose treatment or control has nothing but",
-    "infrastructure errors is left out, and the cases column says how many.",
+    "A case whose treatment or control has no trial but errors not the agent's is left out, and the",
+    "cases column says how many.",
 ]
 
 
 def _lane_section(report: Report) -> list[str]:
-    out = ["## Lane breakdown", ""]
+    out = [
+        "## Lane breakdown",
+        "",
+        "Rates pool the trials, with errored trials and without them; `mean case score` averages each case's",
+        "mean score (per condition and provider) over its graded trials.",
+        "",
+    ]
     out += _table(
-        ["lane", "cases", "trials", "passed", "failed", "errored", "pass rate", "excl. errors", "mean score"],
+        [
+            "lane",
+            "cases",
+            "trials",
+            "passed",
+            "failed",
+            "errored",
+            "pass rate",
+            "excl. errors",
+            "mean case score",
+        ],
         [
             [
                 s.lane,
@@ -168,12 +198,16 @@ def _lane_section(report: Report) -> list[str]:
         return out
     several = len(report.providers) > 1
     out += [
-        "Per condition" + (" and provider" if several else "") + ": the case-level interval is for the mean",
-        "per-case pass rate over graded trials, resampling cases (two or more are needed).",
+        "Per condition" + (" and provider" if several else "") + ": the pooled rates count trials, with and",
+        "without errored trials. `mean case pass rate` weighs every case alike, each case's rate counted as",
+        "the comparisons count it (timeouts and provider errors fail, errors not the agent's are left out);",
+        "the case-level interval beside it is for that mean, over the same trials, resampling cases (two or",
+        "more are needed).",
         "",
     ]
     header = ["lane", "condition", *(["provider"] if several else []), "cases", "trials", "passed"]
-    header += ["failed", "errored", "pass rate", "excl. errors", "case-level 95% CI", "mean score"]
+    header += ["failed", "errored", "pooled pass rate", "pooled excl. errors", "mean case pass rate"]
+    header += ["its case-level 95% CI", "mean case score"]
     out += _table(
         header,
         [
@@ -188,6 +222,7 @@ def _lane_section(report: Report) -> list[str]:
                 str(s.counts.errored),
                 _pct(s.pass_rate),
                 _pct(s.pass_rate_excluding_errors),
+                _pct(s.mean_case_pass_rate),
                 _interval(s.case_pass_interval),
                 _score(s.mean_score),
             ]
@@ -204,6 +239,7 @@ def _provider_section(report: Report) -> list[str]:
     return [
         *out,
         "Paired per case: each provider's pass rate over the conditions both ran, averaged per case.",
+        *_BASIS,
         *(_ERRORS_LEFT_OUT if any(c.cases_left_out_for_errors for c in report.provider_comparisons) else []),
         "",
         *_comparisons(report.provider_comparisons, by_provider=True, providers=len(report.providers)),
@@ -225,7 +261,10 @@ def _passes(s: CaseStats) -> str:
     shown = f"{s.passed}/{s.trials}"
     if not s.errored:
         return shown
-    return f"{shown} ({s.passed}/{s.graded} = {_pct(s.pass_rate_excluding_errors)} excl. errors)"
+    shown += f" ({s.passed}/{s.graded} = {_pct(s.pass_rate_excluding_errors)} excl. errors"
+    if s.errored_not_agents:  # else the rate for verdicts is the one over every trial, shown first
+        shown += f"; {s.passed}/{s.verdict_trials} = {_pct(s.pass_rate_for_verdicts)} for verdicts"
+    return shown + ")"
 
 
 # Beyond this many warned trials, report.json has the rest: a warning repeated per trial is one problem.
@@ -251,7 +290,9 @@ def _cases_section(report: Report) -> list[str]:
     if any(s.errored for s in report.cases):
         out += [
             "`pass` and its Wilson interval count every trial (an errored trial is no pass); the rate over",
-            "graded trials follows in brackets. Scores are over graded trials.",
+            "graded trials follows in brackets and, when some error was not the agent's, the rate for",
+            "verdicts (those errors left out; timeouts and provider errors are failures). Scores are over",
+            "graded trials.",
             "",
         ]
     header = ["lane", "case", "condition", "provider", "trials", "pass", "errored", "95% CI (Wilson)"]
@@ -276,8 +317,12 @@ def _cases_section(report: Report) -> list[str]:
     return [*out, *_table(header, rows)]
 
 
-def _with_errored(rate: float | None, errored: int | None) -> str:
-    return _pct(rate) + (f" ({errored} errored)" if errored else "")
+def _with_errored(rate: float | None, errored: int | None, left_out: int | None) -> str:
+    if not errored:
+        return _pct(rate)
+    return _pct(rate) + (
+        f" ({errored} errored, {left_out} left out)" if left_out else f" ({errored} errored)"
+    )
 
 
 def _baseline_section(report: Report) -> list[str]:
@@ -296,8 +341,9 @@ def _baseline_section(report: Report) -> list[str]:
     out += [
         f"Against run {b.baseline_run}" + (f" (`{path}`)" if path else "") + ": overall "
         f"**{b.overall.verdict}** over {b.overall.n_pairs} case(s){left_out}.",
-        "Pass rates over graded trials; rows that were not compared (fingerprint-changed, errored, new,",
-        "missing) have no delta.",
+        "Pass rates for verdicts: errors not the agent's are left out (the brackets say how many of the",
+        "errored trials), timeouts and provider errors count as failures. Rows that were not compared",
+        "(fingerprint-changed, left-out, new, missing) have no delta.",
         "",
     ]
     return out + _table(
@@ -308,8 +354,12 @@ def _baseline_section(report: Report) -> list[str]:
                 r.case_id,
                 r.condition,
                 r.provider,
-                _with_errored(r.baseline_pass_rate_excluding_errors, r.baseline_errored),
-                _with_errored(r.current_pass_rate_excluding_errors, r.current_errored),
+                _with_errored(
+                    r.baseline_pass_rate_for_verdicts, r.baseline_errored, r.baseline_errored_not_agents
+                ),
+                _with_errored(
+                    r.current_pass_rate_for_verdicts, r.current_errored, r.current_errored_not_agents
+                ),
                 "-" if r.delta is None else f"{100 * r.delta:+.0f} pts",
                 r.status,
             ]

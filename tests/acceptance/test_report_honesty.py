@@ -1,4 +1,5 @@
-"""Acceptance: infrastructure errors stay out of verdicts, and a baseline is never dropped without a word."""
+"""Acceptance: errors not the agent's stay out of verdicts, its own count against it, and a baseline is never
+dropped without a word."""
 
 from __future__ import annotations
 
@@ -30,8 +31,30 @@ SUITE = {
                 with c.step("waits") as s:
                     s.must_mention("wait")
     """,
-    # Canned answers for `none` only: every self-load trial is a provider error, not a failed task.
+    # Canned answers for `none` only: every self-load trial is a provider error, the agent's own failure.
     **{f"stubs/{case}/none.md": "I would wait for the line.\n" for case in CASES},
+}
+# Execution cases whose verifier breaks under self-load only: a grader error, the suite's bug.
+BROKEN_UNDER_SELF_LOAD = {
+    "suite.py": SUITE["suite.py"],
+    "skills/waiting/SKILL.md": SUITE["skills/waiting/SKILL.md"],
+    "cases.py": """
+        from skillgym import execution_case
+
+        for name in ("wait-a", "wait-b", "wait-c", "wait-d", "wait-e", "wait-f"):
+            with execution_case(name) as c:
+                c.category("session")
+                c.task("wait for the server")
+                with c.assertions() as a:
+                    a.custom("_checks:check")
+    """,
+    "_checks.py": """
+        def check(ctx, config):
+            if "/self-load/" in ctx.trial_dir:
+                raise RuntimeError("this verifier breaks under self-load")
+            return True
+    """,
+    **{f"stubs/{case}.md": "I waited for the line.\n" for case in CASES},
 }
 SCHEMA_1 = Path(__file__).parent.parent / "unit" / "data" / "report-schema-1.json"
 
@@ -48,20 +71,36 @@ def _run(root: Path, *args: str, output: str = "runs") -> None:
     assert proc.returncode in (0, 1), proc.stderr
 
 
-def test_a_condition_that_only_errored_is_left_out_not_called_a_regression(suite_dir: SuiteDir) -> None:
-    root = suite_dir(SUITE)
+def test_a_condition_whose_verifier_broke_is_left_out_not_called_a_regression(suite_dir: SuiteDir) -> None:
+    root = suite_dir(BROKEN_UNDER_SELF_LOAD)
     _run(root, "--condition", "none", "--condition", "self-load", "--trials", "2")
     run_dir = _only_run(root)
     report = json.loads((run_dir / "report.json").read_text())
-    assert report["counts"]["errored"] == 12
+    assert report["errors_by_class"] == {"grader-error": 12}, report["failures"][:1]
     (realized,) = report["condition_comparisons"]
     assert realized["comparison"]["verdict"] == "inconclusive"
     assert realized["comparison"]["n_pairs"] == 0 and realized["cases_left_out_for_errors"] == 6
     md = (run_dir / "report.md").read_text()
     assert "regressed" not in md
     assert (
-        "| realized lift (self-load vs none) | prompt | 0 (6 cases left out: infrastructure errors) |" in md
+        "| realized lift (self-load vs none) | execution | 0 (6 cases left out: errors not the agent's) |"
+        in md
     )
+
+
+def test_a_condition_whose_agent_only_errored_is_a_regression_not_left_out(suite_dir: SuiteDir) -> None:
+    # A provider error (here: the stub has no answer for self-load) is the agent's failure, not a pass.
+    root = suite_dir(SUITE)
+    _run(root, "--condition", "none", "--condition", "self-load", "--trials", "2")
+    run_dir = _only_run(root)
+    report = json.loads((run_dir / "report.json").read_text())
+    assert report["errors_by_class"] == {"provider-error": 12}
+    (realized,) = report["condition_comparisons"]
+    assert realized["comparison"]["verdict"] == "regressed"
+    assert realized["comparison"]["n_pairs"] == 6 and realized["cases_left_out_for_errors"] == 0
+    md = (run_dir / "report.md").read_text()
+    assert "| realized lift (self-load vs none) | prompt | 6 | -100 pts |" in md
+    assert "timeouts and provider errors count as failures." in md
 
 
 def test_a_baseline_is_stored_absolute_and_a_rebuild_says_when_it_is_gone(

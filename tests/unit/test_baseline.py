@@ -35,36 +35,43 @@ def test_overall_averages_a_cases_compared_rows() -> None:
     assert overall.n_pairs == 1 and overall.mean_diff == pytest.approx(0.5)
 
 
-def test_rows_compare_graded_trials_and_a_side_with_only_errors_is_not_compared() -> None:
+def test_rows_leave_out_errors_not_the_agents_and_count_its_own_as_failures() -> None:
     old = build_report(
         _start(run_id="old"),
         [
             *(_trial("flaky", "none", t, True) for t in range(1, 11)),
             *(_trial("down", "none", t, True) for t in range(1, 4)),
+            *(_trial("slow", "none", t, True) for t in range(1, 4)),
         ],
     )
     new = build_report(
         _start(),
         [
-            # Five infrastructure errors say nothing about the agent: 5/5 graded is still 100%.
+            # Five environment errors say nothing about the agent: 5 of 5 left is still 100%.
             *(_trial("flaky", "none", t, True) for t in range(1, 6)),
-            *(_trial("flaky", "none", t, False, errored=True) for t in range(6, 11)),
-            *(_trial("down", "none", t, False, errored=True) for t in range(1, 4)),
+            *(_trial("flaky", "none", t, False, error="environment-error") for t in range(6, 11)),
+            *(_trial("down", "none", t, False, error="provider-unavailable") for t in range(1, 4)),
+            # Three timeouts are the agent's: it passed 3 of 3 and now none, not "nothing to compare".
+            *(_trial("slow", "none", t, False, error="timeout") for t in range(1, 4)),
         ],
     )
     summary = compare_to_baseline(new, old)
     rows = {r.case_id: r for r in summary.rows}
     assert rows["flaky"].status == "unchanged" and rows["flaky"].delta == 0.0
-    assert rows["flaky"].current_pass_rate_excluding_errors == 1.0 and rows["flaky"].current_errored == 5
-    assert rows["down"].status == "errored" and rows["down"].delta is None
-    assert rows["down"].current_pass_rate_excluding_errors is None
-    assert summary.overall.n_pairs == 1 and summary.cases_left_out_for_errors == 1
+    assert rows["flaky"].current_pass_rate_for_verdicts == 1.0
+    assert (rows["flaky"].current_errored, rows["flaky"].current_errored_not_agents) == (5, 5)
+    assert rows["down"].status == "left-out" and rows["down"].delta is None
+    assert rows["down"].current_pass_rate_for_verdicts is None
+    assert rows["slow"].status == "regressed" and rows["slow"].delta == -1.0
+    assert (rows["slow"].current_errored, rows["slow"].current_errored_not_agents) == (3, 0)
+    assert summary.overall.n_pairs == 2 and summary.cases_left_out_for_errors == 1
     report = msgspec.structs.replace(new, baseline=summary, baseline_report="/runs/old/report.json")
     md = render_markdown(report)
-    assert "Against run old (`/runs/old/report.json`): overall **inconclusive** over 1 case(s); " in md
-    assert "1 case left out: infrastructure errors." in md
-    assert "| prompt | flaky | none | stub | 100% | 100% (5 errored) | +0 pts | unchanged |" in md
-    assert "| prompt | down | none | stub | 100% | - (3 errored) | - | errored |" in md
+    assert "Against run old (`/runs/old/report.json`): overall **inconclusive** over 2 case(s); " in md
+    assert "1 case left out: errors not the agent's." in md
+    assert "| prompt | flaky | none | stub | 100% | 100% (5 errored, 5 left out) | +0 pts | unchanged |" in md
+    assert "| prompt | down | none | stub | 100% | - (3 errored, 3 left out) | - | left-out |" in md
+    assert "| prompt | slow | none | stub | 100% | 0% (3 errored) | -100 pts | regressed |" in md
 
 
 def test_a_changed_fingerprint_has_no_delta() -> None:
@@ -122,6 +129,21 @@ def test_a_schema_1_report_keeps_its_cases_and_drops_what_it_computed_differentl
     assert lane.counts.total == 8
 
 
+def test_a_schema_1_reports_cases_get_their_rates_for_verdicts_from_the_failures_listed(
+    tmp_path: Path,
+) -> None:
+    cases = {(c.case_id, c.condition): c for c in load_report(SCHEMA_1).cases}
+    timed_out = cases[("wait-for-output", "self-load")]  # its errored trial is a timeout: the agent's
+    assert (timed_out.errored, timed_out.errored_not_agents, timed_out.pass_rate_for_verdicts) == (1, 0, 0.5)
+    assert cases[("plain-edit", "none")].pass_rate_for_verdicts == 1.0
+    doc = json.loads(SCHEMA_1.read_text())
+    for failure in doc["failures"]:
+        if failure["status"] == "errored":
+            failure["error_class"] = "environment-error"
+    (case,) = [c for c in load_report(_write(tmp_path, doc)).cases if c.errored]
+    assert (case.errored_not_agents, case.verdict_trials, case.pass_rate_for_verdicts) == (1, 1, 1.0)
+
+
 def test_this_version_compares_with_a_schema_1_baseline() -> None:
     baseline = load_report(SCHEMA_1)
     current = build_report(
@@ -131,7 +153,8 @@ def test_this_version_compares_with_a_schema_1_baseline() -> None:
     )
     summary = compare_to_baseline(current, baseline)
     rows = {(r.case_id, r.condition): r for r in summary.rows}
-    assert rows[("wait-for-output", "self-load")].baseline_pass_rate_excluding_errors == 1.0  # 1 of 1 graded
+    # 1 pass and 1 timeout: the timeout is the agent's, a failure.
+    assert rows[("wait-for-output", "self-load")].baseline_pass_rate_for_verdicts == 0.5
     assert rows[("wait-for-output", "none")].delta == pytest.approx(0.5)
     assert rows[("plain-edit", "none")].status == "missing"
     assert summary.overall.n_pairs == 1

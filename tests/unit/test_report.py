@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import random
+from typing import get_args
+
 import msgspec
 import pytest
 
@@ -9,7 +12,7 @@ from skillgym.events import RunStart
 from skillgym.report import Report, build_report, compare_to_baseline, render_markdown
 from skillgym.report.aggregate import PairedComparison
 from skillgym.report.baseline import newcombe_interval
-from skillgym.results import Grade, TrialPaths, TrialResult
+from skillgym.results import NOT_THE_AGENTS, ErrorClass, Grade, TrialPaths, TrialResult
 from skillgym.stats import mcnemar_exact_p, sign_test_p
 
 
@@ -42,9 +45,11 @@ def _trial(
     provider: str = "stub",
     lane: str = "prompt",
     fingerprint: str = "f" * 64,
-    errored: bool = False,
+    error: ErrorClass | None = None,
 ) -> TrialResult:
+    """One trial; ``error`` makes it errored with that class (``passed`` is then ignored)."""
     key = f"{lane}/{case}/{condition}/{provider}/trial-{trial}"
+    errored = error is not None
     status = "errored" if errored else ("passed" if passed else "failed")
     return TrialResult(
         key=key,
@@ -57,8 +62,8 @@ def _trial(
         trial=trial,
         fingerprint=fingerprint,
         status=status,  # type: ignore[arg-type]
-        error_class="timeout" if errored else None,
-        error_message="too slow" if errored else None,
+        error_class=error,
+        error_message=f"{error}: details" if errored else None,
         grade=None
         if errored
         else Grade(
@@ -112,20 +117,30 @@ def test_too_few_cases_are_inconclusive_not_improved() -> None:
     assert by_name["oracle lift (preloaded vs none)"].verdict == "inconclusive"
 
 
-def test_infrastructure_errors_are_reported_apart_and_rates_shown_both_ways() -> None:
+def test_errored_trials_are_reported_by_class_and_rates_shown_both_ways() -> None:
     results = [
         _trial("a", "none", 1, True),
         _trial("a", "none", 2, False),
-        _trial("a", "none", 3, False, errored=True),
+        _trial("a", "none", 3, False, error="timeout"),
+        _trial("a", "none", 4, False, error="environment-error"),
     ]
     report = build_report(_start(conditions=("none",)), results)
-    assert report.errors_by_class == {"timeout": 1}
+    assert report.errors_by_class == {"environment-error": 1, "timeout": 1}
     (lane,) = report.lane_summaries
-    assert lane.pass_rate == pytest.approx(1 / 3)
+    assert lane.pass_rate == pytest.approx(1 / 4)
     assert lane.pass_rate_excluding_errors == pytest.approx(1 / 2)
     md = render_markdown(report)
-    assert "Infrastructure errors: timeout 1." in md
-    assert "excluding infrastructure errors 50%" in md
+    assert (
+        "- Errored trials by class: timeout 1 (the agent's: failures in comparisons); "
+        "environment-error 1 (not the agent's: left out of comparisons)." in md
+    )
+    assert "(pass rate 25%; excluding errored trials 50%)" in md
+
+
+def test_only_timeouts_and_provider_errors_are_the_agents_among_the_error_classes() -> None:
+    # A new error class must be placed on purpose: it decides whether verdicts count it as a failure.
+    assert set(get_args(ErrorClass)) - set(NOT_THE_AGENTS) == {"timeout", "provider-error"}
+    assert set(NOT_THE_AGENTS) == {"provider-unavailable", "environment-error", "grader-error", "interrupted"}
 
 
 def test_case_level_interval_treats_the_case_as_the_unit() -> None:
@@ -223,7 +238,7 @@ def test_case_stats_leave_errored_trials_out_of_scores_only() -> None:
     results = [
         _trial("c", "none", 1, True),
         _trial("c", "none", 2, False),
-        _trial("c", "none", 3, False, errored=True),
+        _trial("c", "none", 3, False, error="timeout"),
     ]
     (stats,) = build_report(_start(), results).cases
     assert (stats.trials, stats.passed, stats.failed, stats.errored) == (3, 1, 1, 1)
@@ -236,10 +251,11 @@ def _by_name(report: Report) -> dict[str, PairedComparison]:
     return {c.comparison.name: c for c in report.condition_comparisons}
 
 
-def test_errored_trials_are_left_out_of_condition_comparisons_not_counted_as_failures() -> None:
-    # Self-load never reached the agent (a stub without answers): nothing is known about it.
+@pytest.mark.parametrize("error", NOT_THE_AGENTS)
+def test_errors_not_the_agents_are_left_out_of_condition_comparisons(error: ErrorClass) -> None:
+    # Self-load never got a fair try (its workspace, its verifier, its provider): nothing is known about it.
     results = [_trial(f"c{i}", "none", 1, True) for i in range(8)]
-    results += [_trial(f"c{i}", "self-load", 1, False, errored=True) for i in range(8)]
+    results += [_trial(f"c{i}", "self-load", 1, False, error=error) for i in range(8)]
     report = build_report(_start(conditions=("none", "self-load"), trials=1), results)
     realized = _by_name(report)["realized lift (self-load vs none)"]
     assert realized.comparison.verdict == "inconclusive"
@@ -247,38 +263,68 @@ def test_errored_trials_are_left_out_of_condition_comparisons_not_counted_as_fai
     assert realized.cases_left_out_for_errors == 8
     md = render_markdown(report)
     assert (
-        "| realized lift (self-load vs none) | prompt | 0 (8 cases left out: infrastructure errors) |" in md
+        "| realized lift (self-load vs none) | prompt | 0 (8 cases left out: errors not the agent's) |" in md
     )
-    assert "**inconclusive** over 0 case(s); 8 cases left out: infrastructure errors." in md
+    assert "**inconclusive** over 0 case(s); 8 cases left out: errors not the agent's." in md
 
 
-def test_condition_comparisons_pair_pass_rates_over_graded_trials() -> None:
-    # c0's treatment passed its one graded trial and errored twice: its rate is 1, not 1/3.
+@pytest.mark.parametrize("error", ["timeout", "provider-error"])
+def test_the_agents_own_errors_count_as_failures_so_a_verdict_cannot_read_backwards(
+    error: ErrorClass,
+) -> None:
+    # Self-load passes 1 trial per case and runs out of time (or crashes) on 2; none passes 2 of 3. Leaving
+    # the errors out read "improved, +33 pts" for a condition that passes 33% of trials against 67%.
+    results = [_trial(f"c{i}", "none", t, t != 3) for i in range(10) for t in (1, 2, 3)]
+    results += [_trial(f"c{i}", "self-load", 1, True) for i in range(10)]
+    results += [_trial(f"c{i}", "self-load", t, False, error=error) for i in range(10) for t in (2, 3)]
+    report = build_report(_start(conditions=("none", "self-load")), results)
+    realized = _by_name(report)["realized lift (self-load vs none)"]
+    assert realized.comparison.verdict == "regressed"
+    assert realized.comparison.mean_diff == pytest.approx(-1 / 3)
+    assert realized.comparison.n_pairs == 10 and realized.cases_left_out_for_errors == 0
+    md = render_markdown(report)
+    assert "| realized lift (self-load vs none) | prompt | 10 | -33 pts |" in md
+    assert "improved" not in md
+    basis = (
+        "Trials that errored for reasons not the agent's (environment, grader, provider unavailable,\n"
+        "interrupted) are left out; timeouts and provider errors count as failures.\n"
+    )
+    assert f"under the control.\n{basis}The verdict is `inconclusive`" in md
+
+
+def test_condition_comparisons_pair_pass_rates_for_verdicts() -> None:
+    # c0's treatment passed once; its two other trials errored. Errors not the agent's are left out, so its
+    # rate is 1; timeouts are its own failures, so its rate is 1/3.
     results = [_trial(f"c{i}", "none", t, False) for i in range(8) for t in (1, 2, 3)]
     results += [_trial(f"c{i}", "preloaded", t, True) for i in range(1, 8) for t in (1, 2, 3)]
     results += [_trial("c0", "preloaded", 1, True)]
-    results += [_trial("c0", "preloaded", t, False, errored=True) for t in (2, 3)]
-    oracle = _by_name(build_report(_start(conditions=("none", "preloaded")), results))[
-        "oracle lift (preloaded vs none)"
-    ]
-    assert oracle.comparison.n_pairs == 8 and oracle.cases_left_out_for_errors == 0
-    assert oracle.comparison.mean_diff == pytest.approx(1.0)
-    assert oracle.comparison.wins == 8
+    cases: list[tuple[ErrorClass, float]] = [("grader-error", 1.0), ("timeout", 1 / 3)]
+    for error, c0_rate in cases:
+        errored = [_trial("c0", "preloaded", t, False, error=error) for t in (2, 3)]
+        report = build_report(_start(conditions=("none", "preloaded")), [*results, *errored])
+        oracle = _by_name(report)["oracle lift (preloaded vs none)"]
+        assert oracle.comparison.n_pairs == 8 and oracle.cases_left_out_for_errors == 0
+        assert oracle.comparison.mean_diff == pytest.approx((7 + c0_rate) / 8)
+        assert oracle.comparison.wins == 8
+        (c0,) = [s for s in report.cases if s.case_id == "c0" and s.condition == "preloaded"]
+        assert c0.pass_rate_for_verdicts == pytest.approx(c0_rate)
+        assert c0.pass_rate_excluding_errors == 1.0 and c0.pass_rate == pytest.approx(1 / 3)
 
 
-def test_mcnemar_counts_only_cases_graded_on_both_sides() -> None:
-    # One trial per case: 6 cases win; in 2 more the control passed and the treatment errored. Counting
-    # the error as a failure would make those 2 losses; they are no evidence either way.
+def test_mcnemar_counts_only_cases_with_trials_for_verdicts_on_both_sides() -> None:
+    # One trial per case: 6 cases win; in 2 more the control passed and the treatment errored. An error not
+    # the agent's is no evidence either way; a timeout is the agent's failure, so those 2 are losses.
     results = [_trial(f"c{i}", "none", 1, i >= 6) for i in range(8)]
     results += [_trial(f"c{i}", "self-load", 1, True) for i in range(6)]
-    results += [_trial(f"c{i}", "self-load", 1, False, errored=True) for i in (6, 7)]
-    realized = _by_name(build_report(_start(conditions=("none", "self-load"), trials=1), results))[
-        "realized lift (self-load vs none)"
-    ]
-    assert realized.mcnemar_p == mcnemar_exact_p(6, 0)
-    assert realized.comparison.p_value == sign_test_p(6, 0)
-    assert (realized.comparison.wins, realized.comparison.losses) == (6, 0)
-    assert realized.cases_left_out_for_errors == 2
+    start = _start(conditions=("none", "self-load"), trials=1)
+    cases: list[tuple[ErrorClass, int, int]] = [("environment-error", 0, 2), ("timeout", 2, 0)]
+    for error, losses, left_out in cases:
+        errored = [_trial(f"c{i}", "self-load", 1, False, error=error) for i in (6, 7)]
+        realized = _by_name(build_report(start, [*results, *errored]))["realized lift (self-load vs none)"]
+        assert realized.mcnemar_p == mcnemar_exact_p(6, losses)
+        assert realized.comparison.p_value == sign_test_p(6, losses)
+        assert (realized.comparison.wins, realized.comparison.losses) == (6, losses)
+        assert realized.cases_left_out_for_errors == left_out
 
 
 def test_provider_comparison_pairs_per_case_not_per_case_and_condition() -> None:
@@ -297,22 +343,27 @@ def test_provider_comparison_pairs_per_case_not_per_case_and_condition() -> None
     assert comparison.comparison.mean_diff == pytest.approx(1.0)
 
 
-def test_provider_comparison_averages_the_conditions_both_providers_graded() -> None:
+def test_provider_comparison_averages_the_conditions_both_providers_have_for_verdicts() -> None:
     results = [
         _trial("a", "none", 1, True, provider="claude"),
         _trial("a", "stale", 1, False, provider="claude"),
         _trial("a", "none", 1, False, provider="codex"),
-        _trial("a", "stale", 1, False, provider="codex", errored=True),  # not graded: stale is not paired
+        _trial("a", "stale", 1, False, provider="codex", error="grader-error"),  # stale is not paired
         _trial("b", "none", 1, True, provider="claude"),
-        _trial("b", "none", 1, False, provider="codex", errored=True),
+        _trial("b", "none", 1, False, provider="codex", error="environment-error"),
+        _trial("c", "none", 1, True, provider="claude"),
+        _trial("c", "none", 1, False, provider="codex", error="provider-error"),  # codex's own failure
     ]
     report = build_report(_start(providers=("codex", "claude"), conditions=("none", "stale")), results)
     (comparison,) = report.provider_comparisons
-    assert comparison.comparison.n_pairs == 1 and comparison.comparison.mean_diff == pytest.approx(1.0)
-    assert comparison.cases_left_out_for_errors == 1  # b: codex never graded
-    assert "| claude vs codex | prompt | 1 (1 case left out: infrastructure errors) |" in render_markdown(
-        report
+    assert comparison.comparison.n_pairs == 2 and comparison.comparison.mean_diff == pytest.approx(1.0)
+    assert comparison.cases_left_out_for_errors == 1  # b: codex has nothing but an error not its own
+    md = render_markdown(report)
+    assert "| claude vs codex | prompt | 2 (1 case left out: errors not the agent's) |" in md
+    assert (
+        "Paired per case: each provider's pass rate over the conditions both ran, averaged per case.\n" in md
     )
+    assert "interrupted) are left out; timeouts and provider errors count as failures.\n" in md
 
 
 def test_condition_table_names_the_provider_when_the_run_has_several() -> None:
@@ -347,13 +398,26 @@ def test_case_rows_show_errored_trials_the_rate_without_them_and_the_score_inter
     results = [
         _trial("c", "none", 1, True),
         _trial("c", "none", 2, False),
-        _trial("c", "none", 3, False, errored=True),
+        _trial("c", "none", 3, False, error="timeout"),
         _trial("d", "none", 1, True),
     ]
     md = render_markdown(build_report(_start(conditions=("none",)), results))
     assert "| trials | pass | errored | 95% CI (Wilson) | mean score | score 95% CI |" in md
+    assert "for verdicts" not in md  # every error the agent's: the rate for verdicts is the first one
     assert "| prompt | c | none | stub | 3 | 1/3 (1/2 = 50% excl. errors) | 1 | [6%, 79%] | 0.62 |" in md
     assert "| prompt | d | none | stub | 1 | 1/1 | 0 | [21%, 100%] | 1.00 | [1.00, 1.00] |" in md
+
+
+def test_case_rows_show_the_rate_for_verdicts_when_some_error_was_not_the_agents() -> None:
+    results = [
+        _trial("c", "none", 1, True),
+        _trial("c", "none", 2, False, error="timeout"),
+        _trial("c", "none", 3, False, error="grader-error"),
+    ]
+    (stats,) = build_report(_start(conditions=("none",)), results).cases
+    assert (stats.errored, stats.errored_not_agents, stats.verdict_trials) == (2, 1, 2)
+    md = render_markdown(build_report(_start(conditions=("none",)), results))
+    assert "| 1/3 (1/1 = 100% excl. errors; 1/2 = 50% for verdicts) | 2 |" in md
 
 
 def test_case_level_intervals_are_per_condition_not_over_a_lanes_mixture() -> None:
@@ -367,7 +431,58 @@ def test_case_level_intervals_are_per_condition_not_over_a_lanes_mixture() -> No
     preloaded = by_condition["preloaded"].case_pass_interval
     assert preloaded is not None and preloaded.high == 1.0 and preloaded.low < 0.7  # six cases: not certain
     md = render_markdown(report)
-    assert "| prompt | none | 6 | 6 | 0 | 6 | 0 | 0% | 0% | [0%, 39%] | 0.25 |" in md
+    assert "| prompt | none | 6 | 6 | 0 | 6 | 0 | 0% | 0% | 0% | [0%, 39%] | 0.25 |" in md
+
+
+def test_each_case_level_interval_sits_beside_its_own_estimate() -> None:
+    # One case ran 20 trials and passed them all; nine ran one each and failed. The pooled rate (20 of 29)
+    # is about trials, the interval about the mean of the case rates (1 of 10 cases): side by side, the
+    # pooled rate read as the interval's centre lay outside it.
+    results = [_trial("a", "none", t, True) for t in range(1, 21)]
+    results += [_trial(f"z{i}", "none", 1, False) for i in range(9)]
+    (summary,) = build_report(_start(conditions=("none",)), results).condition_summaries
+    interval, mean = summary.case_pass_interval, summary.mean_case_pass_rate
+    assert interval is not None and mean is not None and mean == pytest.approx(0.1)
+    assert interval.low <= mean <= interval.high
+    pooled = summary.pass_rate_excluding_errors
+    assert pooled is not None and pooled > interval.high  # not the interval's centre
+    md = render_markdown(build_report(_start(conditions=("none",)), results))
+    header = "| pooled pass rate | pooled excl. errors | mean case pass rate | its case-level 95% CI |"
+    assert header in md
+    assert f"| 69% | 69% | 10% | [{100 * interval.low:.0f}%, {100 * interval.high:.0f}%] | 0.33 |" in md
+    assert (
+        "| lane | cases | trials | passed | failed | errored | pass rate | excl. errors | mean case score |"
+        in md
+    )
+
+
+def test_the_mean_case_pass_rate_and_its_interval_count_the_same_trials_as_the_verdicts() -> None:
+    # a: a pass and a timeout (1/2); b: a pass and an environment error (1/1, the error left out).
+    results = [
+        _trial("a", "none", 1, True),
+        _trial("a", "none", 2, False, error="timeout"),
+        _trial("b", "none", 1, True),
+        _trial("b", "none", 2, False, error="environment-error"),
+    ]
+    (summary,) = build_report(_start(conditions=("none",)), results).condition_summaries
+    assert summary.pass_rate == pytest.approx(0.5) and summary.pass_rate_excluding_errors == 1.0
+    assert summary.mean_case_pass_rate == pytest.approx(0.75)
+    interval = summary.case_pass_interval
+    assert interval is not None and (interval.low, interval.high) == (0.5, 1.0)  # the two case rates
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_mean_case_pass_rate_never_falls_outside_its_interval(seed: int) -> None:
+    rng = random.Random(seed)
+    errors: list[ErrorClass | None] = [None, None, None, "timeout", "provider-error", "environment-error"]
+    results = []
+    for case in range(rng.randint(2, 12)):
+        for t in range(1, rng.randint(1, 8) + 1):
+            results.append(_trial(f"c{case}", "none", t, rng.random() < 0.5, error=rng.choice(errors)))
+    for summary in build_report(_start(conditions=("none",)), results).condition_summaries:
+        interval, mean = summary.case_pass_interval, summary.mean_case_pass_rate
+        if interval is not None:
+            assert mean is not None and interval.low <= mean <= interval.high
 
 
 def test_condition_summaries_are_per_provider_when_there_are_several() -> None:
