@@ -47,12 +47,22 @@ def inside(root: Path, relative: str, *, what: str = "the workspace") -> Path:
     if os.path.isabs(relative):
         raise PathEscapeError(f"{relative} is an absolute path; it must be relative to {what}")
     base = root.resolve()
-    target = (base / relative).resolve()
+    target = _resolved(base / relative)
+    if target is None:  # a symlink loop, say: what the agent left, judged as a missing file
+        raise PathEscapeError(f"{relative} cannot be resolved in {what} (a symlink loop?)")
     if target.is_relative_to(base):
         return target
     if not Path(os.path.normpath(base / relative)).is_relative_to(base):
         raise PathEscapeError(f"{relative} escapes {what} through '..'")
     raise PathEscapeError(f"{relative} escapes {what} through a symlink (it resolves to {target})")
+
+
+def _resolved(path: Path) -> Path | None:
+    """``path`` resolved, or None when it cannot be (a symlink loop, an unreadable folder)."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # RuntimeError: a symlink loop, before Python 3.13
+        return None
 
 
 def has_kind(path: Path, kind: ArtifactKind) -> bool:
@@ -73,10 +83,15 @@ def walk_files(root: Path, *, skip: Sequence[Path] = ()) -> Iterator[Path]:
     skipped = {p.resolve() for p in skip}
     for folder, dirs, files in os.walk(base):
         here = Path(folder)
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and (here / d).resolve() not in skipped)
+        dirs[:] = sorted(
+            d for d in dirs if not d.startswith(".") and _resolved(here / d) not in (None, *skipped)
+        )
         for name in sorted(files):
             path = here / name
-            if name.startswith(".") or not path.resolve().is_relative_to(base) or not path.is_file():
+            if name.startswith("."):
+                continue
+            target = _resolved(path)
+            if target is None or not target.is_relative_to(base) or not path.is_file():
                 continue
             yield path
 

@@ -104,6 +104,21 @@ def test_evaluate_requirements(tmp_path: Path) -> None:
     assert "found 0 recording" in outcomes[2].message
 
 
+def test_a_symlink_loop_in_the_workspace_is_skipped_not_a_crash(tmp_path: Path) -> None:
+    # What the agent left behind, loops included, is judged; it never breaks the search.
+    touch(tmp_path, "a.png")
+    os.symlink("loop-b", tmp_path / "loop-a")
+    os.symlink("loop-a", tmp_path / "loop-b")
+    (tmp_path / "dir").mkdir()
+    os.symlink("../dir/self", tmp_path / "dir" / "self")
+    [outcome] = evaluate_artifacts(
+        (ArtifactRequirement(artifact="screenshot"),), tmp_path, workspace=tmp_path
+    )
+    assert outcome.passed, outcome.message
+    with pytest.raises(PathEscapeError, match="loop-a cannot be resolved in the workspace"):
+        inside(tmp_path, "loop-a")
+
+
 def test_missing_root_fails_every_requirement(tmp_path: Path) -> None:
     [outcome] = evaluate_artifacts(
         (ArtifactRequirement(artifact="notes"),), tmp_path / "nope", workspace=tmp_path
