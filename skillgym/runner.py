@@ -84,6 +84,14 @@ class RunOutcome(Data, frozen=True, kw_only=True):
     summary: dict[str, Any] = {}  # what run.finish carried: token section, snapshot check or update
     leftovers: tuple[str, ...] = ()  # finished trials' files that could not be removed, and why
 
+    def __repr__(self) -> str:
+        # Short: asyncio formats the repr of a run's main task, result included, when it puts back its
+        # own Ctrl-C handler; the full repr of 20,000 results was a 60 MB string.
+        return (
+            f"RunOutcome(run_id={self.run_id!r}, exit_code={self.exit_code}, counts={self.counts!r}, "
+            f"interrupted={self.interrupted}, results=<{len(self.results)} trials>)"
+        )
+
 
 def new_run_id() -> str:
     """Sortable by time, unique across concurrent runs."""

@@ -1,4 +1,4 @@
-"""A run in-process: Ctrl-C stops it, and the caller's signal handlers are as they were afterwards."""
+"""A run in-process: Ctrl-C stops it, the caller's signal handlers are as they were, its outcome is cheap."""
 
 from __future__ import annotations
 
@@ -10,9 +10,11 @@ from pathlib import Path
 
 import anyio
 
+from skillgym.events import Counts
 from skillgym.loader import load_suite
 from skillgym.plan import build_plan
-from skillgym.runner import RunOptions, execute
+from skillgym.results import TrialPaths, TrialResult
+from skillgym.runner import RunOptions, RunOutcome, execute
 
 CASES = """
 from skillgym import prompt_case
@@ -67,3 +69,34 @@ def test_an_interrupted_run_gives_back_the_callers_signal_handlers(tmp_path: Pat
         assert signal.getsignal(signal.SIGINT) is mine
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def test_a_run_outcomes_repr_stays_short_however_many_trials() -> None:
+    # asyncio formats it when it puts its own Ctrl-C handler back after a run: 20,000 results in full
+    # made a 60 MB string at the end of every large run.
+    result = TrialResult(
+        key="prompt/a/none/stub/trial-1",
+        lane="prompt",
+        case_id="a",
+        category="c",
+        condition="none",
+        provider="stub",
+        model=None,
+        trial=1,
+        fingerprint="f" * 64,
+        status="passed",
+        started_at=0.0,
+        finished_at=1.0,
+        duration_s=1.0,
+        paths=TrialPaths(dir="d", result="d/result.json"),
+    )
+    outcome = RunOutcome(
+        run_id="r",
+        run_dir="/x",
+        exit_code=0,
+        counts=Counts(total=20_000, passed=20_000),
+        interrupted=False,
+        results=(result,) * 20_000,
+    )
+    assert len(repr(outcome)) < 300
+    assert "results=<20000 trials>" in repr(outcome)
