@@ -12,6 +12,7 @@ __all__ = (
     "NEGATORS",
     "NOT_NEGATED",
     "REACH_WORDS",
+    "RESTRICTIVE",
     "SENTENCE_END",
     "WINDOW_CHARS",
     "is_negated",
@@ -60,12 +61,11 @@ FLIP_VERBS: Final[frozenset[str]] = frozenset(
     for word in line.split()
 )
 # Words after which not, no, never, nor, cannot or a contraction in n't negates nothing: "it won't hurt to
-# sleep", "no doubt tmux-tui is the one", "no better skill than tmux-tui", "not just helpful, required".
-# One line per word, with its forms. Other negators keep negating: "instead of just sleeping".
+# sleep", "no doubt tmux-tui is the one", "no better skill than tmux-tui". One line per word, with its
+# forms. Other negators keep negating: "instead of just sleeping".
 NOT_NEGATED: Final[frozenset[str]] = frozenset(
     word
     for line in (
-        "just only merely",
         "doubt doubts doubted doubting",
         "question questions questioned questioning",
         "better",
@@ -75,9 +75,16 @@ NOT_NEGATED: Final[frozenset[str]] = frozenset(
     for word in line.split()
 )
 _QUALIFIABLE: Final = frozenset({"not", "no", "never", "nor", "cannot"})  # and the n't contractions
+# "Just", "only" and "merely" take the negation away only after a form of "to be": "tmux-tui is not just
+# helpful" praises it, while "don't just sleep 5" and "never only sleep" still warn against sleeping.
+RESTRICTIVE: Final = frozenset({"just", "only", "merely"})
+_TO_BE: Final = frozenset({"is", "are", "was", "were", "be", "been", "it's", "that's", "there's"})
+_TO_BE_NOT: Final = frozenset({"isn't", "aren't", "wasn't", "weren't"})
 # Marks and words that end a negation's scope inside a sentence: "it is not ready, so sleep 2", "it did
-# not start: sleep 2".
+# not start: sleep 2". A colon right after the negator or after a word pointing ahead ("avoid: sleep 5",
+# "don't do this: sleep 5", "do not use the following: sleep 5") opens what is negated instead.
 CLAUSE_ENDS: Final = frozenset({",", ":", ";", "\u2013", "\u2014", "but", "so", "because"})
+_POINTING: Final = frozenset({"this", "these", "that", "those", "following", "below", "here"})
 # How many words may sit between a negation and what it negates ("avoid using a fixed sleep": three), and
 # how far back, in characters, the window reaches.
 REACH_WORDS: Final = 3
@@ -100,11 +107,16 @@ def negator_span(tokens: Sequence[str], index: int) -> int:
     """How many tokens the negator starting at ``tokens[index]`` spans; 0 when none starts there.
 
     A negator is a word or phrase of ``NEGATORS`` or a contraction in n't; not, no, never, nor, cannot
-    and the contractions are none when a word of ``NOT_NEGATED`` follows ("won't hurt", "no doubt").
+    and the contractions are none when a word of ``NOT_NEGATED`` follows ("won't hurt", "no doubt"), and
+    a negated "to be" is none when a word of ``RESTRICTIVE`` follows ("is not just", "isn't only").
     """
     token = tokens[index]
     plain = token.endswith("n't") or token in _QUALIFIABLE
-    if plain and index + 1 < len(tokens) and tokens[index + 1] in NOT_NEGATED:
+    following = tokens[index + 1] if index + 1 < len(tokens) else ""
+    if plain and following in NOT_NEGATED:
+        return 0
+    to_be = token in _TO_BE_NOT or (token == "not" and index > 0 and tokens[index - 1] in _TO_BE)
+    if to_be and following in RESTRICTIVE:
         return 0
     if token.endswith("n't"):
         return 1
@@ -125,6 +137,9 @@ def negated_after(tokens: Iterable[str]) -> bool:
     while index < len(sequence):
         token = sequence[index]
         live = negated and since <= REACH_WORDS
+        if token == ":" and negated and (since == 0 or sequence[index - 1] in _POINTING):
+            index += 1  # opens what the negation is about, and is no word of its reach
+            continue
         if token in CLAUSE_ENDS or (live and token in FLIP_VERBS):
             negated = False
         elif span := negator_span(sequence, index):

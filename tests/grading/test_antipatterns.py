@@ -131,6 +131,17 @@ def test_quoted_exit_words_in_a_python_loop_leave_nothing() -> None:
     assert scan_commands([poll], DEFAULT_RULES) == ()
 
 
+def test_correct_advice_listing_what_to_avoid_passes() -> None:
+    for text in (
+        "Don't just `sleep 5` and hope.",
+        "Avoid: `sleep 5`.",
+        "Don't do this: `sleep 5`",
+        "Do not use the following: `sleep 5`",
+        "**Never**: `sleep 5`",
+    ):
+        assert not has_error(scan_text(text, DEFAULT_RULES, negation=True)), text
+
+
 def test_a_negation_does_not_excuse_a_sleep_in_another_clause() -> None:
     for text in ("It didn't start in time: `sleep 5`.", "It won't hurt to `sleep 5`."):
         assert has_error(scan_text(text, DEFAULT_RULES, negation=True)), text

@@ -86,6 +86,15 @@ def test_first_non_empty_group_is_the_occurrence() -> None:
         "Don't forget to avoid sleep.",
         # Several negated items: each negator opens the window again.
         "No screen and no sleep.",
+        # A colon opens what is negated; "just", "only" and "merely" after an imperative keep the warning.
+        "Avoid: sleep 5.",
+        "Don't do this: sleep 5.",
+        "Do not use the following: sleep 5.",
+        "Things to avoid: sleep 5.",
+        "**Never**: sleep 5.",
+        "Don't just sleep 5 and hope.",
+        "Never just sleep 5.",
+        "Do not merely sleep 5.",
     ],
 )
 def test_negated_mentions(text: str) -> None:
@@ -127,6 +136,14 @@ def test_plain_mentions_are_not_negated(text: str) -> None:
     found = find_forbidden(SLEEP, text)
     assert len(found) == 1
     assert not found[0].negated
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["It is not just a sleep.", "That isn't only sleep.", "These were not merely sleep calls."],
+)
+def test_a_negated_to_be_before_just_only_or_merely_negates_nothing(text: str) -> None:
+    assert not is_negated(text, text.index("sleep"))
 
 
 @pytest.mark.parametrize("word", sorted(NOT_NEGATED))
