@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 import msgspec
@@ -120,6 +120,7 @@ async def run_trial(
     wall = case.budget.max_wall_clock_s
     # No limit (the default) needs no scope: entering one per trial cost more than some providers.
     wall_scope = anyio.move_on_after(wall) if wall is not None else None
+    phase: _Phase = "setup"  # where the wall-clock limit found the trial, if it ran out
     try:
         with wall_scope or contextlib.nullcontext():
             try:
@@ -147,6 +148,7 @@ async def run_trial(
                 if slots is not None:
                     waited = await _take(slots, wall_scope)
                 try:
+                    phase = "agent"
                     agent_started = time.time()  # evidence older than this came from the template
                     outcome = await _invoke(provider, request)
                     if not outcome.ok:
@@ -154,6 +156,7 @@ async def run_trial(
                             outcome.error_class or "provider-error",
                             outcome.error_message or "provider failed",
                         )
+                    phase = "grading"
                     graded = await _grade(suite, case, outcome, layout, env, agent_started)
                 finally:
                     if slots is not None:
@@ -169,10 +172,7 @@ async def run_trial(
             await _clean_up(layout, trial_id, folder, settings, keep=True)
         raise
     if wall_scope is not None and wall_scope.cancelled_caught:
-        error = (
-            "timeout",
-            f"trial ran past the case's max_wall_clock_s of {wall:g}s (setup, agent and grading)",
-        )
+        error = _past_the_wall(phase, wall)
     status: Status = "errored" if error else ("passed" if graded is not None and graded.passed else "failed")
     keep = settings.keep_workspaces or status != "passed"
     # What cleanup could not undo (a process that outlived SIGKILL) is worth a warning, never a failure.
@@ -228,6 +228,22 @@ async def run_trial(
         result = _result_decoder.decode(encoded)
     write_atomic(f"{folder}{os.sep}result.json", encoded)
     return result
+
+
+_Phase = Literal["setup", "agent", "grading"]
+
+
+def _past_the_wall(phase: _Phase, wall: float | None) -> tuple[ErrorClass, str]:
+    """The error of a trial the case's wall-clock limit stopped, by whose time ran out.
+
+    Only the agent's own time is its timeout; a setup or a grading too slow for the limit is not its doing.
+    """
+    limit = f"the case's max_wall_clock_s of {wall:g}s"
+    if phase == "setup":
+        return "environment-error", f"the workspace setup ran past {limit} (template, skills, bootstrap)"
+    if phase == "grading":
+        return "grader-error", f"grading ran past {limit} (a verifier too slow for it?)"
+    return "timeout", f"trial ran past {limit} while the agent ran (setup, agent and grading count)"
 
 
 async def _take(slots: AgentSlots, wall_scope: anyio.CancelScope | None) -> float:

@@ -244,9 +244,9 @@ def test_a_broken_verifier_is_a_grader_error_and_the_run_goes_on(suite_dir: Suit
     leaves = result("leaves")
     assert (leaves["status"], leaves["error_class"]) == ("errored", "grader-error")
     assert "custom verifier '_checks:leaves' called sys.exit(3)" in str(leaves["error_message"])
-    blocks = result("blocks")
-    assert (blocks["status"], blocks["error_class"]) == ("errored", "timeout")
-    assert "max_wall_clock_s of 4s" in str(blocks["error_message"])
+    blocks = result("blocks")  # the suite's slow check, not the agent's time: not a timeout
+    assert (blocks["status"], blocks["error_class"]) == ("errored", "grader-error")
+    assert "grading ran past the case's max_wall_clock_s of 4s" in str(blocks["error_message"])
     assert result("fine")["status"] == "passed"
 
 
@@ -262,3 +262,38 @@ def test_a_relative_agent_path_is_the_one_where_skillgym_runs(suite_dir: SuiteDi
     # Recorded absolute, so a --resume from another directory runs the same program.
     (run_dir,) = (root.parent / "runs").iterdir()
     assert json.loads((run_dir / "run.json").read_text())["settings"]["agent_command"] == str(script)
+
+
+SLOW_SETUP = {
+    "suite.py": """
+        from skillgym import workspace_preset
+
+        workspace_preset("slow", bootstrap=[["sleep", "30"]])
+    """,
+    "cases.py": """
+        from skillgym import execution_case
+
+        with execution_case("slow-setup") as c:
+            c.category("session")
+            c.workspace("slow")
+            c.task("make done.txt")
+            c.budget(timeout_s=30, max_wall_clock_s=1)
+            with c.assertions() as a:
+                a.file_exists("done.txt")
+    """,
+}
+
+
+def test_a_setup_past_the_wall_clock_limit_is_an_environment_error(
+    suite_dir: SuiteDir, tmp_path: Path
+) -> None:
+    # The agent never ran: the limit ran out on the suite's bootstrap, which is not the agent's timeout.
+    root = suite_dir(SLOW_SETUP)
+    agent = _agent(tmp_path, 'print(json.dumps({"type": "result", "text": "done"}))\n')
+    proc = run_agent(root, agent, "--condition", "none")
+    assert proc.returncode == 1, proc.stderr
+    (run_dir,) = (root.parent / "runs").iterdir()
+    path = run_dir / "trials/execution/slow-setup/none/command/trial-1/result.json"
+    result = json.loads(path.read_text())
+    assert (result["status"], result["error_class"]) == ("errored", "environment-error")
+    assert "the workspace setup ran past the case's max_wall_clock_s of 1s" in result["error_message"]
