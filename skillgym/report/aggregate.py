@@ -6,6 +6,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Final, NamedTuple, TypeAlias
 
+import msgspec
+
 from ..events import Counts, RunStart
 from ..model import LANES, Data, Lane
 from ..results import NOT_THE_AGENTS, TrialResult
@@ -28,6 +30,8 @@ from .tokens import TokenReport, build_token_report
 # 2: comparisons leave out trials that errored for reasons not the agent's (NOT_THE_AGENTS), and count the
 # cases left out, while timeouts and provider errors count as failures; providers and baselines pair per
 # case; case-level intervals are per lane, condition and provider instead of per lane, beside their own mean.
+# Still 2, with fields added (each with a default, so an earlier schema-2 report reads alike): a verdict that
+# timeouts and provider errors decide (it differs when they are left out) is inconclusive and says how many.
 REPORT_SCHEMA: Final = 2
 GroupKey: TypeAlias = tuple[str, str, str, str]  # lane, case, condition, provider
 
@@ -91,6 +95,11 @@ class CaseStats(Data, frozen=True, kw_only=True):
         """Trials a verdict counts: every trial but those errored for reasons not the agent's."""
         return self.trials - self.errored_not_agents
 
+    @property
+    def errored_agents(self) -> int:
+        """Timeouts and provider errors: failures for verdicts, yet maybe an outage or a rate limit."""
+        return self.errored - self.errored_not_agents
+
 
 class LaneSummary(Data, frozen=True, kw_only=True):
     """A lane's totals over every condition and provider.
@@ -105,6 +114,8 @@ class LaneSummary(Data, frozen=True, kw_only=True):
     pass_rate: float  # pooled: passes over every trial of the lane
     pass_rate_excluding_errors: float | None  # pooled, over graded trials
     mean_score: float | None  # the mean of the per-case mean scores (each over its graded trials)
+    # Pooled, over every trial but those errored for reasons not the agent's: the basis of the verdicts.
+    pass_rate_for_verdicts: float | None = None
 
 
 class ConditionSummary(Data, frozen=True, kw_only=True):
@@ -127,6 +138,8 @@ class ConditionSummary(Data, frozen=True, kw_only=True):
     # The case-level interval for mean_case_pass_rate, over the same trials, resampling cases; None below two.
     case_pass_interval: Interval | None
     mean_score: float | None  # the mean of the per-case mean scores (each over its graded trials)
+    # The cases mean_case_pass_rate averages (those with a trial for verdicts); None in older reports.
+    cases_in_mean: int | None = None
 
 
 class PairedComparison(Data, frozen=True, kw_only=True):
@@ -148,6 +161,9 @@ class PairedComparison(Data, frozen=True, kw_only=True):
     mcnemar_p: float | None
     # Cases whose treatment or control has no trial but errors not the agent's (NOT_THE_AGENTS): no pair.
     cases_left_out_for_errors: int
+    # When the verdict reads otherwise with the timeouts and provider errors left out (graded trials only),
+    # it is inconclusive and this counts those trials in the compared cases; 0 when the verdict stands.
+    depends_on_errors: int = 0
 
 
 class BaselineRow(Data, frozen=True, kw_only=True):
@@ -170,6 +186,12 @@ class BaselineRow(Data, frozen=True, kw_only=True):
     # improved | regressed | unchanged | inconclusive: compared; not compared: fingerprint-changed (a
     # different case now), left-out (a side has no trial but errors not the agent's), new, missing.
     status: str
+    # Each side's rate over graded trials (timeouts and provider errors left out too).
+    baseline_pass_rate_excluding_errors: float | None = None
+    current_pass_rate_excluding_errors: float | None = None
+    # Timeouts and provider errors of both sides when the status reads otherwise without them (it is then
+    # inconclusive); 0 when it stands.
+    depends_on_errors: int = 0
 
 
 class BaselineSummary(Data, frozen=True, kw_only=True):
@@ -179,6 +201,8 @@ class BaselineSummary(Data, frozen=True, kw_only=True):
     rows: tuple[BaselineRow, ...]
     overall: Comparison
     cases_left_out_for_errors: int  # cases with no compared row and a left-out one
+    # As PairedComparison.depends_on_errors, for the overall verdict.
+    overall_depends_on_errors: int = 0
 
 
 class Failure(Data, frozen=True, kw_only=True):
@@ -303,6 +327,11 @@ def _rate_excluding_errors(counts: Counts) -> float | None:
     return _rate(counts.passed, graded) if graded else None
 
 
+def _pooled_for_verdicts(stats: Sequence[CaseStats]) -> float | None:
+    counted = sum(s.verdict_trials for s in stats)
+    return _rate(sum(s.passed for s in stats), counted) if counted else None
+
+
 def lane_summary(lane: Lane, stats: Sequence[CaseStats]) -> LaneSummary:
     mine = [s for s in stats if s.lane == lane]
     counts = _counts(mine)
@@ -313,6 +342,7 @@ def lane_summary(lane: Lane, stats: Sequence[CaseStats]) -> LaneSummary:
         pass_rate=_rate(counts.passed, counts.total),
         pass_rate_excluding_errors=_rate_excluding_errors(counts),
         mean_score=_mean([s.mean_score for s in mine if s.mean_score is not None]),
+        pass_rate_for_verdicts=_pooled_for_verdicts(mine),
     )
 
 
@@ -354,6 +384,7 @@ def condition_summaries(
                 mean_case_pass_rate=mean,
                 case_pass_interval=interval,
                 mean_score=_mean([s.mean_score for s in mine if s.mean_score is not None]),
+                cases_in_mean=sum(1 for s in mine if s.verdict_trials),
             )
         )
     return tuple(out)
@@ -369,11 +400,38 @@ def verdict_pair(treatment: CaseStats, control: CaseStats) -> tuple[float, float
     return None if t is None or c is None else (t, c)
 
 
+def graded_pair(treatment: CaseStats, control: CaseStats) -> tuple[float, float] | None:
+    """Both pass rates over graded trials (every error left out); None when a side has none."""
+    t, c = treatment.pass_rate_excluding_errors, control.pass_rate_excluding_errors
+    return None if t is None or c is None else (t, c)
+
+
+def settle(
+    name: str,
+    pairs: Sequence[tuple[float, float]],
+    graded_pairs: Sequence[tuple[float, float]],
+    agent_errors: int,
+) -> tuple[Comparison, int]:
+    """The comparison of ``pairs`` (rates for verdicts), unless its verdict depends on the agent's errors.
+
+    Counting timeouts and provider errors as failures can read an outage as a regression; leaving them
+    out can read a condition that mostly times out as an improvement. When the compared cases have such
+    errors (``agent_errors``), the verdict must be the same over ``graded_pairs`` (the same cases, those
+    errors left out); otherwise it is inconclusive, and the second value says how many errors decided it.
+    The numbers stay those of ``pairs``.
+    """
+    comparison = compare_paired(name, pairs)
+    if not agent_errors or compare_paired(name, graded_pairs).verdict == comparison.verdict:
+        return comparison, 0
+    return msgspec.structs.replace(comparison, verdict="inconclusive"), agent_errors
+
+
 def _lift(stats: Sequence[CaseStats], lane: Lane, provider: str, lift: Lift) -> PairedComparison | None:
     """Pair per case the pass rates for verdicts of two conditions within one lane and provider."""
     by = {(s.case_id, s.condition): s for s in stats if s.lane == lane and s.provider == provider}
     pairs: list[tuple[float, float]] = []
-    left_out = b = c = 0
+    graded: list[tuple[float, float]] = []
+    left_out = b = c = agent_errors = 0
     binary = True  # every pair one trial a side: McNemar's discordant pairs are defined
     for (case_id, condition), treated in by.items():
         control = by.get((case_id, lift.control))
@@ -384,25 +442,37 @@ def _lift(stats: Sequence[CaseStats], lane: Lane, provider: str, lift: Lift) -> 
             left_out += 1
             continue
         pairs.append(pair)
+        if (both := graded_pair(treated, control)) is not None:
+            graded.append(both)
+        agent_errors += treated.errored_agents + control.errored_agents
         binary = binary and treated.verdict_trials == 1 and control.verdict_trials == 1
         b += treated.passed > control.passed
         c += treated.passed < control.passed
     if not pairs and not left_out:
         return None
+    comparison, depends = settle(lift.name, pairs, graded, agent_errors)
     return PairedComparison(
         lane=lane,
         provider=provider,
         treatment=lift.treatment,
         control=lift.control,
-        comparison=compare_paired(lift.name, pairs),
+        comparison=comparison,
         mcnemar_p=mcnemar_exact_p(b, c) if binary and pairs else None,
         cases_left_out_for_errors=left_out,
+        depends_on_errors=depends,
     )
+
+
+class _ProviderPairs(NamedTuple):
+    pairs: list[tuple[float, float]]  # per case: the mean rates for verdicts
+    graded: list[tuple[float, float]]  # per case: the mean rates over graded trials, where there are some
+    left_out: int
+    agent_errors: int  # timeouts and provider errors in the paired conditions
 
 
 def _provider_pairs_by_case(
     stats: Sequence[CaseStats], lane: Lane, treatment: str, control: str
-) -> tuple[list[tuple[float, float]], int]:
+) -> _ProviderPairs:
     """Per case, each provider's mean rate for verdicts over the conditions both have; the cases left out.
 
     The case is the unit: its conditions are averaged into one pair, never counted as separate cases.
@@ -413,17 +483,26 @@ def _provider_pairs_by_case(
         if s.lane == lane and s.provider in (treatment, control):
             by_case[s.case_id][s.condition][s.provider] = s
     pairs: list[tuple[float, float]] = []
-    left_out = 0
+    graded: list[tuple[float, float]] = []
+    left_out = agent_errors = 0
     for conditions in by_case.values():
         shared = [both for both in conditions.values() if treatment in both and control in both]
         if not shared:
             continue  # the two providers never ran this case under one condition: nothing to pair
-        paired = [p for both in shared if (p := verdict_pair(both[treatment], both[control])) is not None]
-        if not paired:
+        compared = [both for both in shared if verdict_pair(both[treatment], both[control]) is not None]
+        if not compared:
             left_out += 1
             continue
-        pairs.append((fmean([t for t, _ in paired]), fmean([c for _, c in paired])))
-    return pairs, left_out
+        paired = [(both[treatment], both[control]) for both in compared]
+        pairs.append(_mean_pair([p for t, c in paired if (p := verdict_pair(t, c)) is not None]))
+        if without := [p for t, c in paired if (p := graded_pair(t, c)) is not None]:
+            graded.append(_mean_pair(without))
+        agent_errors += sum(t.errored_agents + c.errored_agents for t, c in paired)
+    return _ProviderPairs(pairs, graded, left_out, agent_errors)
+
+
+def _mean_pair(pairs: Sequence[tuple[float, float]]) -> tuple[float, float]:
+    return fmean([t for t, _ in pairs]), fmean([c for _, c in pairs])
 
 
 def _provider_comparisons(
@@ -436,18 +515,21 @@ def _provider_comparisons(
     control = providers[0]
     for lane in lanes:
         for treatment in providers[1:]:
-            pairs, left_out = _provider_pairs_by_case(stats, lane, treatment, control)
-            if not pairs and not left_out:
+            found = _provider_pairs_by_case(stats, lane, treatment, control)
+            if not found.pairs and not found.left_out:
                 continue
+            name = f"provider {treatment} vs {control}"
+            comparison, depends = settle(name, found.pairs, found.graded, found.agent_errors)
             out.append(
                 PairedComparison(
                     lane=lane,
                     provider=f"{treatment} vs {control}",
                     treatment=treatment,
                     control=control,
-                    comparison=compare_paired(f"provider {treatment} vs {control}", pairs),
+                    comparison=comparison,
                     mcnemar_p=None,
-                    cases_left_out_for_errors=left_out,
+                    cases_left_out_for_errors=found.left_out,
+                    depends_on_errors=depends,
                 )
             )
     return out

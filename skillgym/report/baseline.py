@@ -11,8 +11,17 @@ import msgspec
 
 from ..errors import UsageError
 from ..results import NOT_THE_AGENTS
-from ..stats import compare_paired, fmean, wilson_interval
-from .aggregate import REPORT_SCHEMA, BaselineRow, BaselineSummary, CaseStats, Report, verdict_pair
+from ..stats import fmean, wilson_interval
+from .aggregate import (
+    REPORT_SCHEMA,
+    BaselineRow,
+    BaselineSummary,
+    CaseStats,
+    Report,
+    graded_pair,
+    settle,
+    verdict_pair,
+)
 
 _decoder = msgspec.json.Decoder(Report)
 
@@ -104,11 +113,14 @@ def _case_from_schema_1(case: Any, not_agents: dict[str, int]) -> Any:
     }
 
 
-def newcombe_interval(a: CaseStats, b: CaseStats) -> tuple[float, float] | None:
-    """Newcombe's hybrid-score interval for a difference of two pass rates for verdicts (a minus b)."""
-    pair = verdict_pair(a, b)
-    ia = wilson_interval(a.passed, a.verdict_trials)
-    ib = wilson_interval(b.passed, b.verdict_trials)
+def newcombe_interval(a: CaseStats, b: CaseStats, *, graded: bool = False) -> tuple[float, float] | None:
+    """Newcombe's hybrid-score interval for a difference of two pass rates for verdicts (a minus b).
+
+    ``graded``: of the rates over graded trials instead (timeouts and provider errors left out too).
+    """
+    pair = graded_pair(a, b) if graded else verdict_pair(a, b)
+    ia = wilson_interval(a.passed, a.graded if graded else a.verdict_trials)
+    ib = wilson_interval(b.passed, b.graded if graded else b.verdict_trials)
     if pair is None or ia is None or ib is None:
         return None
     pa, pb = pair
@@ -127,12 +139,29 @@ def _row_status(cur: CaseStats | None, old: CaseStats | None) -> str:
         return "fingerprint-changed"  # a different case: comparing would be silently wrong
     if verdict_pair(cur, old) is None:
         return "left-out"  # a side has no trial but errors not the agent's: nothing to compare
-    interval = newcombe_interval(cur, old)
+    status = _direction(newcombe_interval(cur, old))
+    if status is None:
+        return "unchanged" if cur.pass_rate_for_verdicts == old.pass_rate_for_verdicts else "inconclusive"
+    return status
+
+
+def _direction(interval: tuple[float, float] | None) -> str | None:
     if interval is not None and interval[0] > 0:
         return "improved"
     if interval is not None and interval[1] < 0:
         return "regressed"
-    return "unchanged" if cur.pass_rate_for_verdicts == old.pass_rate_for_verdicts else "inconclusive"
+    return None
+
+
+def _depends_on_errors(status: str, cur: CaseStats | None, old: CaseStats | None) -> int:
+    """The timeouts and provider errors of both sides when the row reads otherwise without them, else 0."""
+    if status not in _COMPARED or cur is None or old is None:
+        return 0
+    errors = cur.errored_agents + old.errored_agents
+    if not errors:
+        return 0
+    read = status if status in ("improved", "regressed") else None
+    return errors if _direction(newcombe_interval(cur, old, graded=True)) != read else 0
 
 
 _COMPARED = frozenset({"improved", "regressed", "unchanged", "inconclusive"})
@@ -141,6 +170,9 @@ _COMPARED = frozenset({"improved", "regressed", "unchanged", "inconclusive"})
 def _row(key: tuple[str, str, str, str], cur: CaseStats | None, old: CaseStats | None) -> BaselineRow:
     lane, case_id, condition, provider = key
     status = _row_status(cur, old)
+    depends = _depends_on_errors(status, cur, old)
+    if depends:
+        status = "inconclusive"
     now = cur.pass_rate_for_verdicts if cur else None
     before = old.pass_rate_for_verdicts if old else None
     return BaselineRow(
@@ -156,21 +188,42 @@ def _row(key: tuple[str, str, str, str], cur: CaseStats | None, old: CaseStats |
         current_errored_not_agents=cur.errored_not_agents if cur else None,
         delta=now - before if status in _COMPARED and now is not None and before is not None else None,
         status=status,
+        baseline_pass_rate_excluding_errors=old.pass_rate_excluding_errors if old else None,
+        current_pass_rate_excluding_errors=cur.pass_rate_excluding_errors if cur else None,
+        depends_on_errors=depends,
     )
 
 
-def _pairs_per_case(rows: tuple[BaselineRow, ...]) -> tuple[list[tuple[float, float]], int]:
-    """One pair per case (lane, case): the means over its compared rows; and the cases left out for errors."""
-    compared: dict[tuple[str, str], list[tuple[float, float]]] = defaultdict(list)
+Pairs = list[tuple[float, float]]
+
+
+def _pairs_per_case(rows: tuple[BaselineRow, ...]) -> tuple[Pairs, Pairs, int, int]:
+    """One pair per case (lane, case): the means over its compared rows, for verdicts and over graded
+    trials; the cases left out for errors; the timeouts and provider errors of the compared rows."""
+    compared: dict[tuple[str, str], Pairs] = defaultdict(list)
+    graded: dict[tuple[str, str], Pairs] = defaultdict(list)
     left_out: set[tuple[str, str]] = set()
+    agent_errors = 0
     for r in rows:
         now, before = r.current_pass_rate_for_verdicts, r.baseline_pass_rate_for_verdicts
         if r.status in _COMPARED and now is not None and before is not None:
             compared[(r.lane, r.case_id)].append((now, before))
+            g_now, g_before = r.current_pass_rate_excluding_errors, r.baseline_pass_rate_excluding_errors
+            if g_now is not None and g_before is not None:
+                graded[(r.lane, r.case_id)].append((g_now, g_before))
+            agent_errors += _agents(r.current_errored, r.current_errored_not_agents)
+            agent_errors += _agents(r.baseline_errored, r.baseline_errored_not_agents)
         elif r.status == "left-out":
             left_out.add((r.lane, r.case_id))
-    pairs = [(fmean([n for n, _ in v]), fmean([b for _, b in v])) for v in compared.values()]
-    return pairs, len(left_out - compared.keys())
+    return _means(compared), _means(graded), len(left_out - compared.keys()), agent_errors
+
+
+def _agents(errored: int | None, not_agents: int | None) -> int:
+    return (errored or 0) - (not_agents or 0)
+
+
+def _means(by_case: dict[tuple[str, str], Pairs]) -> Pairs:
+    return [(fmean([n for n, _ in v]), fmean([b for _, b in v])) for v in by_case.values()]
 
 
 def compare_to_baseline(current: Report, baseline: Report) -> BaselineSummary:
@@ -186,10 +239,12 @@ def compare_to_baseline(current: Report, baseline: Report) -> BaselineSummary:
     before = {key(s): s for s in baseline.cases}
     now = {key(s): s for s in current.cases}
     rows = tuple(_row(k, now.get(k), before.get(k)) for k in [*now, *(k for k in before if k not in now)])
-    pairs, left_out = _pairs_per_case(rows)
+    pairs, graded, left_out, agent_errors = _pairs_per_case(rows)
+    overall, depends = settle("current vs baseline", pairs, graded, agent_errors)
     return BaselineSummary(
         baseline_run=baseline.run_id,
         rows=rows,
-        overall=compare_paired("current vs baseline", pairs),
+        overall=overall,
         cases_left_out_for_errors=left_out,
+        overall_depends_on_errors=depends,
     )

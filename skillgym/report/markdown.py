@@ -53,6 +53,14 @@ def _verdict(c: Comparison) -> str:
     return lift.improved if c.verdict == "improved" else lift.regressed
 
 
+def _depends(n: int) -> str:
+    return f"inconclusive: the verdict depends on {n} timeouts/provider errors"
+
+
+def _paired_verdict(comp: PairedComparison) -> str:
+    return _depends(comp.depends_on_errors) if comp.depends_on_errors else _verdict(comp.comparison)
+
+
 def _left_out(n: int) -> str:
     return f"{n} {'case' if n == 1 else 'cases'} left out: errors not the agent's"
 
@@ -61,6 +69,13 @@ def _left_out(n: int) -> str:
 _BASIS = [
     "Trials that errored for reasons not the agent's (environment, grader, provider unavailable,",
     "interrupted) are left out; timeouts and provider errors count as failures.",
+    "Such an error may be an outage or a rate limit as well as the agent's own failure, so where the",
+    "compared cases have some, the verdict is also taken with them left out (graded trials only); if the",
+    "two differ it is `inconclusive` and says how many decided it. The numbers are those counting them.",
+]
+_MCNEMAR = [
+    "McNemar is the exact test for paired pass/fail outcomes (one trial a side): it asks whether the cases",
+    "only the treatment passed outnumber those only the control passed by more than chance.",
 ]
 
 
@@ -77,7 +92,16 @@ def _comparison_row(label: str, comp: PairedComparison, provider: str | None) ->
     diff = "-" if c.mean_diff is None else f"{100 * c.mean_diff:+.0f} pts"
     interval = "-" if c.interval is None else f"[{100 * c.interval.low:+.0f}, {100 * c.interval.high:+.0f}]"
     where = [comp.lane] if provider is None else [comp.lane, provider]
-    return [label, *where, _cases(comp), diff, interval, f"{c.wins}/{c.ties}/{c.losses}", p, _verdict(c)]
+    return [
+        label,
+        *where,
+        _cases(comp),
+        diff,
+        interval,
+        f"{c.wins}/{c.ties}/{c.losses}",
+        p,
+        _paired_verdict(comp),
+    ]
 
 
 def _comparisons(items: tuple[PairedComparison, ...], *, by_provider: bool, providers: int) -> list[str]:
@@ -97,21 +121,24 @@ def _comparisons(items: tuple[PairedComparison, ...], *, by_provider: bool, prov
 def _summary(report: Report) -> list[str]:
     c = report.counts
     graded = c.total - c.errored
+    counted = c.total - sum(n for k, n in report.errors_by_class.items() if k in NOT_THE_AGENTS)
     out = ["## Executive summary", ""]
     out += [
         f"- Suite `{report.suite}`; lanes {', '.join(report.lanes)}; "
         f"conditions {', '.join(report.conditions)}; "
         f"providers {', '.join(report.providers)}; {report.trials} trial(s) per case and condition.",
         f"- {c.total} trials: {c.passed} passed, {c.failed} failed, {c.errored} errored "
-        f"(pass rate {_pct(c.passed / c.total if c.total else None)}; "
-        f"excluding errored trials {_pct(c.passed / graded if graded else None)}).",
+        f"(pass rate {_pct(c.passed / c.total if c.total else None)} over every trial; "
+        f"{_pct(c.passed / counted if counted else None)} for verdicts, over every trial but errors not "
+        f"the agent's; {_pct(c.passed / graded if graded else None)} excluding every errored trial, "
+        "timeouts and provider errors too).",
     ]
     if report.errors_by_class:
         out.append(f"- Errored trials by class: {_errors_by_class(report.errors_by_class)}.")
     for comp in report.condition_comparisons:
         cmp, left_out = comp.comparison, comp.cases_left_out_for_errors
         out.append(
-            f"- {cmp.name}, {comp.lane} lane ({comp.provider}): **{_verdict(cmp)}** "
+            f"- {cmp.name}, {comp.lane} lane ({comp.provider}): **{_paired_verdict(comp)}** "
             f"over {cmp.n_pairs} case(s)" + (f"; {_left_out(left_out)}." if left_out else ".")
         )
     if report.warned:
@@ -148,6 +175,7 @@ def _condition_section(report: Report) -> list[str]:
         "The verdict is `inconclusive` whenever the interval contains zero or the exact sign test",
         "does not reject.",
         *(_ERRORS_LEFT_OUT if any(c.cases_left_out_for_errors for c in report.condition_comparisons) else []),
+        *(_MCNEMAR if any(c.mcnemar_p is not None for c in report.condition_comparisons) else []),
         "",
         *_comparisons(report.condition_comparisons, by_provider=False, providers=len(report.providers)),
     ]
@@ -163,8 +191,10 @@ def _lane_section(report: Report) -> list[str]:
     out = [
         "## Lane breakdown",
         "",
-        "Rates pool the trials, with errored trials and without them; `mean case score` averages each case's",
-        "mean score (per condition and provider) over its graded trials.",
+        "Rates pool the trials: `pass rate` over every trial; `for verdicts` over every trial but errors not",
+        "the agent's (the basis of the verdicts: timeouts and provider errors fail); `excl. errors` over",
+        "graded trials (every errored trial left out, timeouts and provider errors too). `mean case score`",
+        "averages each case's mean score (per condition and provider) over its graded trials.",
         "",
     ]
     out += _table(
@@ -176,6 +206,7 @@ def _lane_section(report: Report) -> list[str]:
             "failed",
             "errored",
             "pass rate",
+            "for verdicts",
             "excl. errors",
             "mean case score",
         ],
@@ -188,6 +219,7 @@ def _lane_section(report: Report) -> list[str]:
                 str(s.counts.failed),
                 str(s.counts.errored),
                 _pct(s.pass_rate),
+                _pct(s.pass_rate_for_verdicts),
                 _pct(s.pass_rate_excluding_errors),
                 _score(s.mean_score),
             ]
@@ -198,11 +230,14 @@ def _lane_section(report: Report) -> list[str]:
         return out
     several = len(report.providers) > 1
     out += [
-        "Per condition" + (" and provider" if several else "") + ": the pooled rates count trials, with and",
-        "without errored trials. `mean case pass rate` weighs every case alike, each case's rate counted as",
-        "the comparisons count it (timeouts and provider errors fail, errors not the agent's are left out);",
-        "the case-level interval beside it is for that mean, over the same trials, resampling cases (two or",
-        "more are needed).",
+        "Per condition"
+        + (" and provider" if several else "")
+        + ": the pooled rates count trials, over every",
+        "trial and over graded trials (`excl. errors`: every errored trial left out, timeouts and provider",
+        "errors too). `mean case pass rate` weighs every case alike, each case's rate counted as the",
+        "comparisons count it (timeouts and provider errors fail, errors not the agent's are left out), over",
+        "the cases with such trials (`cases` says so when fewer); the case-level interval beside it is for",
+        "that mean, over the same trials, resampling cases (two or more are needed).",
         "",
     ]
     header = ["lane", "condition", *(["provider"] if several else []), "cases", "trials", "passed"]
@@ -215,7 +250,7 @@ def _lane_section(report: Report) -> list[str]:
                 s.lane,
                 s.condition,
                 *([s.provider] if several else []),
-                str(s.cases),
+                _condition_cases(s.cases, s.cases_in_mean),
                 str(s.counts.total),
                 str(s.counts.passed),
                 str(s.counts.failed),
@@ -230,6 +265,12 @@ def _lane_section(report: Report) -> list[str]:
         ],
     )
     return out
+
+
+def _condition_cases(cases: int, in_mean: int | None) -> str:
+    if in_mean is None or in_mean == cases:
+        return str(cases)
+    return f"{cases} ({in_mean} in the mean case pass rate)"
 
 
 def _provider_section(report: Report) -> list[str]:
@@ -286,15 +327,19 @@ def _warnings_section(report: Report) -> list[str]:
 
 
 def _cases_section(report: Report) -> list[str]:
-    out = ["## Trial aggregation", ""]
+    out = [
+        "## Trial aggregation",
+        "",
+        "`pass`, its Wilson interval, pass@k and pass^k are over every trial of the case, errored ones",
+        "included (an errored trial is no pass).",
+    ]
     if any(s.errored for s in report.cases):
         out += [
-            "`pass` and its Wilson interval count every trial (an errored trial is no pass); the rate over",
-            "graded trials follows in brackets and, when some error was not the agent's, the rate for",
-            "verdicts (those errors left out; timeouts and provider errors are failures). Scores are over",
-            "graded trials.",
-            "",
+            "The rate over graded trials follows in brackets (every errored trial left out, timeouts and",
+            "provider errors too) and, when some error was not the agent's, the rate for verdicts (those",
+            "errors left out; timeouts and provider errors are failures).",
         ]
+    out += ["Scores are over graded trials.", ""]
     header = ["lane", "case", "condition", "provider", "trials", "pass", "errored", "95% CI (Wilson)"]
     header += ["mean score", "score 95% CI", "pass@k", "pass^k"]
     rows = [
@@ -338,12 +383,14 @@ def _baseline_section(report: Report) -> list[str]:
             "",
         ]
     left_out = f"; {_left_out(b.cases_left_out_for_errors)}" if b.cases_left_out_for_errors else ""
+    overall = _depends(b.overall_depends_on_errors) if b.overall_depends_on_errors else b.overall.verdict
     out += [
         f"Against run {b.baseline_run}" + (f" (`{path}`)" if path else "") + ": overall "
-        f"**{b.overall.verdict}** over {b.overall.n_pairs} case(s){left_out}.",
+        f"**{overall}** over {b.overall.n_pairs} case(s){left_out}.",
         "Pass rates for verdicts: errors not the agent's are left out (the brackets say how many of the",
-        "errored trials), timeouts and provider errors count as failures. Rows that were not compared",
-        "(fingerprint-changed, left-out, new, missing) have no delta.",
+        "errored trials), timeouts and provider errors count as failures. A verdict or status that reads",
+        "otherwise with those left out too is inconclusive and says how many decided it. Rows that were not",
+        "compared (fingerprint-changed, left-out, new, missing) have no delta.",
         "",
     ]
     return out + _table(
@@ -361,7 +408,7 @@ def _baseline_section(report: Report) -> list[str]:
                     r.current_pass_rate_for_verdicts, r.current_errored, r.current_errored_not_agents
                 ),
                 "-" if r.delta is None else f"{100 * r.delta:+.0f} pts",
-                r.status,
+                _depends(r.depends_on_errors) if r.depends_on_errors else r.status,
             ]
             for r in b.rows
         ],

@@ -88,18 +88,24 @@ def test_a_condition_whose_verifier_broke_is_left_out_not_called_a_regression(su
     )
 
 
-def test_a_condition_whose_agent_only_errored_is_a_regression_not_left_out(suite_dir: SuiteDir) -> None:
-    # A provider error (here: the stub has no answer for self-load) is the agent's failure, not a pass.
+def test_a_condition_whose_agent_only_errored_is_not_left_out_nor_called_a_regression(
+    suite_dir: SuiteDir,
+) -> None:
+    # A provider error (here: the stub has no answer for self-load) counts as a failure, not a pass; yet it
+    # may be an outage, and with the provider errors left out nothing is graded: they decide the verdict.
     root = suite_dir(SUITE)
     _run(root, "--condition", "none", "--condition", "self-load", "--trials", "2")
     run_dir = _only_run(root)
     report = json.loads((run_dir / "report.json").read_text())
     assert report["errors_by_class"] == {"provider-error": 12}
     (realized,) = report["condition_comparisons"]
-    assert realized["comparison"]["verdict"] == "regressed"
+    assert realized["comparison"]["verdict"] == "inconclusive"
+    assert realized["depends_on_errors"] == 12
     assert realized["comparison"]["n_pairs"] == 6 and realized["cases_left_out_for_errors"] == 0
     md = (run_dir / "report.md").read_text()
     assert "| realized lift (self-load vs none) | prompt | 6 | -100 pts |" in md
+    assert "| inconclusive: the verdict depends on 12 timeouts/provider errors |" in md
+    assert "regressed" not in md
     assert "timeouts and provider errors count as failures." in md
 
 

@@ -62,7 +62,9 @@ def test_rows_leave_out_errors_not_the_agents_and_count_its_own_as_failures() ->
     assert (rows["flaky"].current_errored, rows["flaky"].current_errored_not_agents) == (5, 5)
     assert rows["down"].status == "left-out" and rows["down"].delta is None
     assert rows["down"].current_pass_rate_for_verdicts is None
-    assert rows["slow"].status == "regressed" and rows["slow"].delta == -1.0
+    # Counted as failures the timeouts read "regressed"; left out, nothing is graded: they decide it.
+    assert rows["slow"].status == "inconclusive" and rows["slow"].delta == -1.0
+    assert rows["slow"].depends_on_errors == 3
     assert (rows["slow"].current_errored, rows["slow"].current_errored_not_agents) == (3, 0)
     assert summary.overall.n_pairs == 2 and summary.cases_left_out_for_errors == 1
     report = msgspec.structs.replace(new, baseline=summary, baseline_report="/runs/old/report.json")
@@ -71,7 +73,41 @@ def test_rows_leave_out_errors_not_the_agents_and_count_its_own_as_failures() ->
     assert "1 case left out: errors not the agent's." in md
     assert "| prompt | flaky | none | stub | 100% | 100% (5 errored, 5 left out) | +0 pts | unchanged |" in md
     assert "| prompt | down | none | stub | 100% | - (3 errored, 3 left out) | - | left-out |" in md
-    assert "| prompt | slow | none | stub | 100% | 0% (3 errored) | -100 pts | regressed |" in md
+    assert (
+        "| prompt | slow | none | stub | 100% | 0% (3 errored) | -100 pts "
+        "| inconclusive: the verdict depends on 3 timeouts/provider errors |" in md
+    )
+
+
+def test_an_overall_verdict_a_burst_of_provider_errors_decides_is_inconclusive() -> None:
+    # Every case passed 3 of 3 before; now 1 of 3, the other 2 provider errors (a rate limit, say).
+    cases = [f"c{i}" for i in range(10)]
+    old = build_report(_start(run_id="old"), [_trial(c, "none", t, True) for c in cases for t in (1, 2, 3)])
+    new = build_report(
+        _start(),
+        [_trial(c, "none", 1, True) for c in cases]
+        + [_trial(c, "none", t, False, error="provider-error") for c in cases for t in (2, 3)],
+    )
+    summary = compare_to_baseline(new, old)
+    assert summary.overall.verdict == "inconclusive" and summary.overall_depends_on_errors == 20
+    assert summary.overall.mean_diff == pytest.approx(-2 / 3)
+    report = msgspec.structs.replace(new, baseline=summary)
+    md = render_markdown(report)
+    assert (
+        "overall **inconclusive: the verdict depends on 20 timeouts/provider errors** over 10 case(s)" in md
+    )
+
+
+def test_an_overall_verdict_timeouts_do_not_decide_stands() -> None:
+    cases = [f"c{i}" for i in range(10)]
+    old = build_report(_start(run_id="old"), [_trial(c, "none", t, False) for c in cases for t in (1, 2, 3)])
+    new = build_report(
+        _start(),
+        [_trial(c, "none", t, True) for c in cases for t in (1, 2)]
+        + [_trial(c, "none", 3, False, error="timeout") for c in cases],
+    )
+    summary = compare_to_baseline(new, old)
+    assert summary.overall.verdict == "improved" and summary.overall_depends_on_errors == 0
 
 
 def test_a_changed_fingerprint_has_no_delta() -> None:

@@ -134,7 +134,18 @@ def test_errored_trials_are_reported_by_class_and_rates_shown_both_ways() -> Non
         "- Errored trials by class: timeout 1 (the agent's: failures in comparisons); "
         "environment-error 1 (not the agent's: left out of comparisons)." in md
     )
-    assert "(pass rate 25%; excluding errored trials 50%)" in md
+    assert (
+        "(pass rate 25% over every trial; 33% for verdicts, over every trial but errors not the agent's; "
+        "50% excluding every errored trial, timeouts and provider errors too)." in md
+    )
+    assert lane.pass_rate_for_verdicts == pytest.approx(1 / 3)
+    assert "| pass rate | for verdicts | excl. errors | mean case score |" in md
+    assert "| prompt | 1 | 4 | 1 | 1 | 2 | 25% | 33% | 50% |" in md
+    assert "`for verdicts` over every trial but errors not\nthe agent's" in md
+    assert (
+        "`excl. errors` over\ngraded trials (every errored trial left out, timeouts and provider errors too)"
+        in md
+    )
 
 
 def test_only_timeouts_and_provider_errors_are_the_agents_among_the_error_classes() -> None:
@@ -269,27 +280,84 @@ def test_errors_not_the_agents_are_left_out_of_condition_comparisons(error: Erro
 
 
 @pytest.mark.parametrize("error", ["timeout", "provider-error"])
-def test_the_agents_own_errors_count_as_failures_so_a_verdict_cannot_read_backwards(
-    error: ErrorClass,
+@pytest.mark.parametrize("none_passes", [2, 3])
+def test_a_verdict_that_the_agents_errors_decide_is_inconclusive_and_says_how_many(
+    error: ErrorClass, none_passes: int
 ) -> None:
-    # Self-load passes 1 trial per case and runs out of time (or crashes) on 2; none passes 2 of 3. Leaving
-    # the errors out read "improved, +33 pts" for a condition that passes 33% of trials against 67%.
-    results = [_trial(f"c{i}", "none", t, t != 3) for i in range(10) for t in (1, 2, 3)]
+    # Self-load passes 1 trial per case and times out (or hits a rate limit) on 2. Counted as failures it
+    # reads "regressed"; left out, "improved" (none passes 2 of 3) or "inconclusive" (none passes 3 of 3).
+    # Either basis alone can read backwards, so the verdict is neither.
+    results = [_trial(f"c{i}", "none", t, t <= none_passes) for i in range(10) for t in (1, 2, 3)]
     results += [_trial(f"c{i}", "self-load", 1, True) for i in range(10)]
     results += [_trial(f"c{i}", "self-load", t, False, error=error) for i in range(10) for t in (2, 3)]
     report = build_report(_start(conditions=("none", "self-load")), results)
     realized = _by_name(report)["realized lift (self-load vs none)"]
-    assert realized.comparison.verdict == "regressed"
-    assert realized.comparison.mean_diff == pytest.approx(-1 / 3)
+    assert realized.comparison.verdict == "inconclusive"
+    assert realized.depends_on_errors == 20
+    # The numbers stay those counting the errors as failures.
+    assert realized.comparison.mean_diff == pytest.approx(1 / 3 - none_passes / 3)
     assert realized.comparison.n_pairs == 10 and realized.cases_left_out_for_errors == 0
     md = render_markdown(report)
-    assert "| realized lift (self-load vs none) | prompt | 10 | -33 pts |" in md
-    assert "improved" not in md
+    diff = f"{100 * (1 - none_passes) / 3:+.0f} pts"
+    assert f"| realized lift (self-load vs none) | prompt | 10 | {diff} |" in md
+    assert "| inconclusive: the verdict depends on 20 timeouts/provider errors |" in md
+    assert "**inconclusive: the verdict depends on 20 timeouts/provider errors** over 10 case(s)." in md
+    assert "improved" not in md and "regressed" not in md
     basis = (
         "Trials that errored for reasons not the agent's (environment, grader, provider unavailable,\n"
         "interrupted) are left out; timeouts and provider errors count as failures.\n"
+        "Such an error may be an outage or a rate limit as well as the agent's own failure, so where the\n"
+        "compared cases have some, the verdict is also taken with them left out (graded trials only); "
+        "if the\n"
+        "two differ it is `inconclusive` and says how many decided it. The numbers are those counting them.\n"
     )
     assert f"under the control.\n{basis}The verdict is `inconclusive`" in md
+
+
+@pytest.mark.parametrize("error", ["timeout", "provider-error"])
+def test_a_verdict_the_agents_errors_do_not_decide_stands(error: ErrorClass) -> None:
+    # Preloaded passes 2 of 3 per case and times out once; none fails every trial. Counting the timeouts
+    # as failures (67% vs 0%) or leaving them out (100% vs 0%): improved either way.
+    results = [_trial(f"c{i}", "none", t, False) for i in range(10) for t in (1, 2, 3)]
+    results += [_trial(f"c{i}", "preloaded", t, True) for i in range(10) for t in (1, 2)]
+    results += [_trial(f"c{i}", "preloaded", 3, False, error=error) for i in range(10)]
+    report = build_report(_start(conditions=("none", "preloaded")), results)
+    oracle = _by_name(report)["oracle lift (preloaded vs none)"]
+    assert oracle.comparison.verdict == "improved" and oracle.depends_on_errors == 0
+    assert oracle.comparison.mean_diff == pytest.approx(2 / 3)
+    md = render_markdown(report)
+    assert "| 10/0/0 | 0.00195 | improved |" in md
+    assert "depends on" not in md
+
+
+def test_a_provider_comparison_the_agents_errors_decide_is_inconclusive() -> None:
+    # Provider b hit a rate limit on 2 of 3 trials of every case; it passed what it ran, as did a.
+    results = [_trial(f"c{i}", "none", t, True, provider="a") for i in range(10) for t in (1, 2, 3)]
+    results += [_trial(f"c{i}", "none", 1, True, provider="b") for i in range(10)]
+    results += [
+        _trial(f"c{i}", "none", t, False, provider="b", error="provider-error")
+        for i in range(10)
+        for t in (2, 3)
+    ]
+    report = build_report(_start(conditions=("none",), providers=("a", "b")), results)
+    (comp,) = report.provider_comparisons
+    assert comp.comparison.verdict == "inconclusive" and comp.depends_on_errors == 20
+    assert comp.comparison.mean_diff == pytest.approx(-2 / 3)
+
+
+def test_condition_table_shows_both_case_counts_when_the_mean_averages_fewer() -> None:
+    results = [_trial("a", "none", 1, True), _trial("b", "none", 1, False, error="environment-error")]
+    report = build_report(_start(conditions=("none",), trials=1), results)
+    (summary,) = report.condition_summaries
+    assert (summary.cases, summary.cases_in_mean) == (2, 1)
+    assert "| prompt | none | 2 (1 in the mean case pass rate) | 2 |" in render_markdown(report)
+
+
+def test_the_trial_aggregation_says_what_pass_at_k_is_over_and_mcnemar_is_explained() -> None:
+    results = [_trial(f"c{i}", c, 1, c == "preloaded") for i in range(6) for c in ("none", "preloaded")]
+    md = render_markdown(build_report(_start(conditions=("none", "preloaded"), trials=1), results))
+    assert "`pass`, its Wilson interval, pass@k and pass^k are over every trial of the case" in md
+    assert "McNemar is the exact test for paired pass/fail outcomes" in md
 
 
 def test_condition_comparisons_pair_pass_rates_for_verdicts() -> None:
@@ -403,7 +471,7 @@ def test_case_rows_show_errored_trials_the_rate_without_them_and_the_score_inter
     ]
     md = render_markdown(build_report(_start(conditions=("none",)), results))
     assert "| trials | pass | errored | 95% CI (Wilson) | mean score | score 95% CI |" in md
-    assert "for verdicts" not in md  # every error the agent's: the rate for verdicts is the first one
+    assert "excl. errors; " not in md  # every error the agent's: the rate for verdicts is the first one
     assert "| prompt | c | none | stub | 3 | 1/3 (1/2 = 50% excl. errors) | 1 | [6%, 79%] | 0.62 |" in md
     assert "| prompt | d | none | stub | 1 | 1/1 | 0 | [21%, 100%] | 1.00 | [1.00, 1.00] |" in md
 
@@ -451,8 +519,8 @@ def test_each_case_level_interval_sits_beside_its_own_estimate() -> None:
     assert header in md
     assert f"| 69% | 69% | 10% | [{100 * interval.low:.0f}%, {100 * interval.high:.0f}%] | 0.33 |" in md
     assert (
-        "| lane | cases | trials | passed | failed | errored | pass rate | excl. errors | mean case score |"
-        in md
+        "| lane | cases | trials | passed | failed | errored | pass rate | for verdicts | excl. errors "
+        "| mean case score |" in md
     )
 
 
