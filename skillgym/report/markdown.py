@@ -124,7 +124,7 @@ def _summary(report: Report) -> list[str]:
     counted = c.total - sum(n for k, n in report.errors_by_class.items() if k in NOT_THE_AGENTS)
     out = ["## Executive summary", ""]
     out += [
-        f"- Suite `{report.suite}`; lanes {', '.join(report.lanes)}; "
+        f"- Suite `{report.suite}`; lanes {', '.join(report.lanes) or '(none ran)'}; "
         f"conditions {', '.join(report.conditions)}; "
         f"providers {', '.join(report.providers)}; {report.trials} trial(s) per case and condition.",
         f"- {c.total} trials: {c.passed} passed, {c.failed} failed, {c.errored} errored "
@@ -482,7 +482,7 @@ def _token_section(tokens: TokenReport) -> list[str]:
         "## Token usage",
         "",
         "As the providers reported it: a trial without usage is counted as missing, never estimated.",
-        "Per trial: median (min-max); cached is cache read plus cache write.",
+        "Totals over the run and per lane:",
         "",
     ]
     head = [
@@ -501,6 +501,7 @@ def _token_section(tokens: TokenReport) -> list[str]:
         [_totals_row("**all**", tokens.totals)]
         + [_totals_row(lane.lane, lane.totals) for lane in tokens.lanes],
     )
+    out += ["Per case and condition, per trial: median (min-max); cached is cache read plus cache write.", ""]
     out += _table(
         ["lane", "case", "condition", "provider", "model", "trials", "input", "output", "cached", "total"],
         [

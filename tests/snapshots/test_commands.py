@@ -265,6 +265,14 @@ def test_token_usage_files_and_the_token_section(project: Project) -> None:
         "| prompt | calm | none | command | default | 2 | 190 (90-290) | 10 (10-10) | - | 200 (100-300) |"
         in md
     )
+    # Each table under the sentence that says what its cells are: sums, then medians per trial.
+    section = md.split("## Token usage\n", 1)[1]
+    assert section.index("Totals over the run and per lane:") < section.index("| **all** |")
+    assert (
+        section.index("| **all** |")
+        < section.index("per trial: median (min-max)")
+        < section.index("| calm |")
+    )
 
 
 def test_no_token_section_without_usage(project: Project) -> None:
