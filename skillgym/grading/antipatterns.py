@@ -8,7 +8,7 @@ from typing import Final
 
 from ..model import AntiPatternRule, Pattern
 from ..results import Finding
-from .loops import poll_loop_spans, strip_comment
+from .loops import line_starts, poll_loop_spans, strip_comment
 from .patterns import compile_pattern, find_all
 from .sessions import OpenSession, open_sessions
 
@@ -215,11 +215,7 @@ def scan_text(
     """
     where = locate or (lambda _line: "")
     lines = ["" if _COMMENT.match(line) else strip_comment(line, prose=negation) for line in text.split("\n")]
-    starts: list[int] = []
-    offset = 0
-    for line in lines:
-        starts.append(offset)
-        offset += len(line) + 1
+    starts = line_starts(lines)
     scanned = [(number, line) for number, line in enumerate(lines, 1) if line]
     loops: list[tuple[int, int]] | None = None  # poll loops: found the first time a loop-aware rule matches
     found: dict[tuple[str, int, str, bool], Finding] = {}

@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
-__all__ = ("poll_loop_spans", "strip_comment")
+__all__ = ("line_starts", "poll_loop_spans", "strip_comment")
 
 # A shell keyword counts in command position only: at the start of a line (after a list marker or prompt
 # in prose), after a separator, a quote (sh -c 'until ...') or a subshell, or after then/else/do/!.
@@ -150,6 +150,16 @@ def _python_loops(lines: Sequence[str], starts: Sequence[int]) -> list[tuple[int
     return spans
 
 
+def line_starts(lines: Sequence[str]) -> list[int]:
+    """The offset of each of ``lines`` in the text they were split from at line breaks."""
+    starts: list[int] = []
+    offset = 0
+    for line in lines:
+        starts.append(offset)
+        offset += len(line) + 1
+    return starts
+
+
 def poll_loop_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) offsets of every loop in ``text`` that checks something on each turn.
 
@@ -159,9 +169,4 @@ def poll_loop_spans(text: str) -> list[tuple[int, int]]:
     sleep there is still a fixed wait.
     """
     lines = text.split("\n")
-    starts: list[int] = []
-    offset = 0
-    for line in lines:
-        starts.append(offset)
-        offset += len(line) + 1
-    return _shell_loops(text) + _python_loops(lines, starts)
+    return _shell_loops(text) + _python_loops(lines, line_starts(lines))
