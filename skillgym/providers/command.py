@@ -38,15 +38,24 @@ def parse_agent_command(text: str | None) -> tuple[str, ...]:
         raise UsageError(f"--agent-command {text!r} cannot be split into arguments: {exc}") from exc
 
 
+def absolute_program(argv: Sequence[str]) -> tuple[str, ...]:
+    """``argv`` with a relative program path (``./agent.sh``) made absolute from the current directory.
+
+    The agent runs in each trial's workspace, so ``./agent.sh`` has to mean the one beside the user; a bare
+    name (``my-agent``) is left for PATH.
+    """
+    program, *args = argv
+    return (os.path.abspath(program) if "/" in program else program, *args)
+
+
 def with_absolute_program(text: str | None) -> str | None:
-    """``--agent-command`` with a relative program path (``./agent.sh``) made absolute from here, as the
-    run records it: a ``--resume`` started in another directory must run the same program."""
+    """``--agent-command`` as the run records it, its program made absolute (see ``absolute_program``): a
+    ``--resume`` started in another directory must run the same program."""
     if text is None or not text.strip():
         return text
-    program, *args = parse_agent_command(text)
-    if "/" not in program or os.path.isabs(program):
-        return text
-    return shlex.join([os.path.abspath(program), *args])
+    argv = parse_agent_command(text)
+    absolute = absolute_program(argv)
+    return text if absolute == argv else shlex.join(absolute)
 
 
 class CommandProvider:
@@ -58,11 +67,7 @@ class CommandProvider:
     passthrough_env: tuple[str, ...] = ()
 
     def __init__(self, argv: Sequence[str]) -> None:
-        program, *args = argv
-        # The agent runs in each trial's workspace: a path like ./agent.sh means the one beside the user.
-        if "/" in program:
-            program = os.path.abspath(program)
-        self.argv = (program, *args)
+        self.argv = absolute_program(argv)
 
     async def detect(self) -> Detection:
         program = self.argv[0]
