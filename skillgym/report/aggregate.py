@@ -494,14 +494,15 @@ def _provider_pairs_by_case(
             left_out += 1
             continue
         paired = [(both[treatment], both[control]) for both in compared]
-        pairs.append(_mean_pair([p for t, c in paired if (p := verdict_pair(t, c)) is not None]))
+        pairs.append(mean_pair([p for t, c in paired if (p := verdict_pair(t, c)) is not None]))
         if without := [p for t, c in paired if (p := graded_pair(t, c)) is not None]:
-            graded.append(_mean_pair(without))
+            graded.append(mean_pair(without))
         agent_errors += sum(t.errored_agents + c.errored_agents for t, c in paired)
     return _ProviderPairs(pairs, graded, left_out, agent_errors)
 
 
-def _mean_pair(pairs: Sequence[tuple[float, float]]) -> tuple[float, float]:
+def mean_pair(pairs: Sequence[tuple[float, float]]) -> tuple[float, float]:
+    """The means of the treatment and of the control sides: one pair standing for several."""
     return fmean([t for t, _ in pairs]), fmean([c for _, c in pairs])
 
 

@@ -11,7 +11,7 @@ import msgspec
 
 from ..errors import UsageError
 from ..results import NOT_THE_AGENTS
-from ..stats import fmean, wilson_interval
+from ..stats import wilson_interval
 from .aggregate import (
     REPORT_SCHEMA,
     BaselineRow,
@@ -19,6 +19,7 @@ from .aggregate import (
     CaseStats,
     Report,
     graded_pair,
+    mean_pair,
     settle,
     verdict_pair,
 )
@@ -223,7 +224,7 @@ def _agents(errored: int | None, not_agents: int | None) -> int:
 
 
 def _means(by_case: dict[tuple[str, str], Pairs]) -> Pairs:
-    return [(fmean([n for n, _ in v]), fmean([b for _, b in v])) for v in by_case.values()]
+    return [mean_pair(pairs) for pairs in by_case.values()]
 
 
 def compare_to_baseline(current: Report, baseline: Report) -> BaselineSummary:
