@@ -171,7 +171,7 @@ async def run_trial(
         if isolated:
             await _clean_up(layout, trial_id, folder, settings, keep=True)
         raise
-    if wall_scope is not None and wall_scope.cancelled_caught:
+    if wall is not None and wall_scope is not None and wall_scope.cancelled_caught:
         error = _past_the_wall(phase, wall)
     status: Status = "errored" if error else ("passed" if graded is not None and graded.passed else "failed")
     keep = settings.keep_workspaces or status != "passed"
@@ -233,7 +233,7 @@ async def run_trial(
 _Phase = Literal["setup", "agent", "grading"]
 
 
-def _past_the_wall(phase: _Phase, wall: float | None) -> tuple[ErrorClass, str]:
+def _past_the_wall(phase: _Phase, wall: float) -> tuple[ErrorClass, str]:
     """The error of a trial the case's wall-clock limit stopped, by whose time ran out.
 
     Only the agent's own time is its timeout; a setup or a grading too slow for the limit is not its doing.

@@ -97,7 +97,7 @@ class ReplayProvider:
             if not pairs:
                 raise UsageError(
                     f"no cassettes recorded with model {self._model!r} under {self._root}; recorded "
-                    f"pairs: {listed} (drop --model to replay the only one, or choose with --replay-source)"
+                    f"pairs: {listed}; drop --model, or name one of them with --replay-source"
                 )
         if len(pairs) == 1:
             return pairs[0]

@@ -144,7 +144,10 @@ class ConsoleReporter:
             }
             self.console.print(summary_table(lanes, event.counts))
             if self._warned:
-                self._say(f"{self._warned} trial(s) finished with warnings (shown above, and in result.json)")
+                self._say(
+                    f"{self._warned} trial(s) finished with warnings "
+                    "(shown above, and under Warnings in report.md)"
+                )
             if event.interrupted:
                 self._say(
                     "interrupted: finished trials are kept; continue with skillgym run --resume RUN_DIR"

@@ -142,7 +142,7 @@ async def test_a_trials_warnings_follow_its_line_and_are_counted_at_the_end() ->
         f"      warning: {stale}",
         "      warning: processes [42] survived SIGKILL",
     ]
-    assert lines[-1] == "1 trial(s) finished with warnings (shown above, and in result.json)"
+    assert lines[-1] == "1 trial(s) finished with warnings (shown above, and under Warnings in report.md)"
 
 
 @pytest.mark.anyio
