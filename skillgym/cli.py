@@ -119,7 +119,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "report":
             return _report(args, out, err)
         if args.command == "snapshots":
-            return snapshots_command(args, out, err)
+            return snapshots_command(args, out, err, run_suite=main)
         return _run(args, out)
     except SkillgymError as exc:
         err.print(f"skillgym: error: {exc}", markup=False)
@@ -237,7 +237,6 @@ def _run(args: argparse.Namespace, out: Console) -> int:
         argv=tuple(sys.argv),
         run_id=new_run_id(),
         secrets=secret_values(os.environ),
-        snapshots=snapshots,
     )
     run_dir = Path(options.output) / str(options.run_id)
     # Reporter flags are checked before anything runs or is written.
@@ -252,9 +251,10 @@ def _run(args: argparse.Namespace, out: Console) -> int:
         console=out,
         reporter_output=args.reporter_output,
         baseline=baseline,
+        snapshots=snapshots,
     )
     _closing_lines(outcome, reporters, out)
-    return after_run(outcome.summary, out, outcome.exit_code)
+    return after_run(outcome.finish.snapshots, out, outcome.exit_code)
 
 
 def _closing_lines(outcome: RunOutcome, reporters: Sequence[str], out: Console) -> None:

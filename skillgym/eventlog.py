@@ -8,7 +8,7 @@ from pathlib import Path
 import msgspec
 
 from .errors import SkillgymError
-from .events import EVENT_SCHEMA, Event, RunFinish, RunStart, TrialFinish, event_decoder
+from .events import READABLE_SCHEMAS, Event, RunFinish, RunStart, TrialFinish, decode_event
 from .model import Data
 from .results import TrialResult
 
@@ -39,16 +39,20 @@ def read_run_log(run_dir: Path) -> RunLog:
     truncated = bool(lines[-1])  # a complete log ends with a newline, leaving an empty last piece
     body = lines[:-1]
     events: list[Event] = []
+    schema = READABLE_SCHEMAS[-1]  # each segment's lines decode under the schema its run.start names
     for number, line in enumerate(body, start=1):
         if not line.strip():
             continue
         try:
-            events.append(event_decoder.decode(line))
+            event = decode_event(line, schema)
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
             raise EventLogError(f"{path}:{number}: not a skillgym event ({exc}); the log is damaged") from exc
+        if isinstance(event, RunStart):
+            schema = _readable(path, number, event.schema)
+        events.append(event)
     if truncated:
         try:  # a last line that happens to be whole but lacks its newline still counts
-            events.append(event_decoder.decode(lines[-1]))
+            events.append(decode_event(lines[-1], schema))
             truncated = False
         except (msgspec.DecodeError, msgspec.ValidationError):
             pass
@@ -58,11 +62,6 @@ def read_run_log(run_dir: Path) -> RunLog:
     segment = events[starts[-1] :]
     start = segment[0]
     assert isinstance(start, RunStart)
-    if start.schema != EVENT_SCHEMA:
-        raise EventLogError(
-            f"{path}: event schema {start.schema} is not the {EVENT_SCHEMA} this skillgym reads; "
-            "use the skillgym version that wrote it"
-        )
     results: dict[str, TrialResult] = {}
     for event in segment:
         if isinstance(event, TrialFinish):
@@ -70,6 +69,26 @@ def read_run_log(run_dir: Path) -> RunLog:
             results[event.result.key] = event.result
     finish = next((e for e in reversed(segment) if isinstance(e, RunFinish)), None)
     return RunLog(start=start, results=tuple(results.values()), finish=finish, truncated_tail=truncated)
+
+
+def _readable(path: Path, number: int, schema: int) -> int:
+    if schema not in READABLE_SCHEMAS:
+        readable = " or ".join(str(n) for n in READABLE_SCHEMAS)
+        raise EventLogError(
+            f"{path}:{number}: event schema {schema} is not one this skillgym reads ({readable}); "
+            "use the skillgym version that wrote it"
+        )
+    return schema
+
+
+def _is_event(line: bytes) -> bool:
+    for schema in READABLE_SCHEMAS:
+        try:
+            decode_event(line, schema)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            continue
+        return True
+    return False
 
 
 def mend_tail(run_dir: Path) -> None:
@@ -83,9 +102,7 @@ def mend_tail(run_dir: Path) -> None:
     if not data or data.endswith(b"\n"):
         return
     keep = data.rfind(b"\n") + 1
-    try:
-        event_decoder.decode(data[keep:])
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    if not _is_event(data[keep:]):
         with path.open("r+b") as handle:
             handle.truncate(keep)
             os.fsync(handle.fileno())

@@ -8,8 +8,19 @@ import msgspec
 
 from .model import Data, Lane
 from .results import TrialResult
+from .snapshots.model import (
+    NoSnapshotStep,
+    SnapshotCheck,
+    SnapshotFailure,
+    SnapshotOutcome,
+    SnapshotUpdate,
+)
+from .usage import TokenReport
 
-EVENT_SCHEMA = 1
+# 2: run.finish carries the token section, the snapshot step's outcome and the notes as typed fields,
+# where 1 had them in an untyped ``summary``. Logs of schema 1 are still read (``decode_event``).
+EVENT_SCHEMA = 2
+READABLE_SCHEMAS = (1, 2)
 
 
 class Counts(Data, frozen=True, kw_only=True):
@@ -97,13 +108,20 @@ class LaneFinish(_Event, frozen=True, kw_only=True, tag="lane.finish"):
 
 
 class RunFinish(_Event, frozen=True, kw_only=True, tag="run.finish"):
-    """Last line of a complete log; absent when the run was killed."""
+    """Last line of a complete log; absent when the run was killed.
+
+    Beyond the counts it carries what the run's finishers found (see ``skillgym.finishers``): the token
+    section, the snapshot step's outcome, and notes every reporter shows. ``exit_code`` already counts
+    them (``--snapshot-enforce`` fails a run on a regression; an unreadable snapshot file is exit 2).
+    """
 
     counts: Counts
     exit_code: int
     duration_s: float
     interrupted: bool = False
-    summary: dict[str, Any] = {}
+    tokens: TokenReport | None = None  # absent when no trial reported usage
+    snapshots: SnapshotOutcome = NoSnapshotStep()
+    notes: tuple[str, ...] = ()
 
 
 Event: TypeAlias = (
@@ -112,6 +130,56 @@ Event: TypeAlias = (
 
 event_encoder = msgspec.json.Encoder()
 event_decoder = msgspec.json.Decoder(Event)
+
+
+class RunFinishV1(_Event, frozen=True, kw_only=True, tag="run.finish"):
+    """``run.finish`` as schema 1 wrote it: the token section and the snapshot step in ``summary``."""
+
+    counts: Counts
+    exit_code: int
+    duration_s: float
+    interrupted: bool = False
+    summary: dict[str, Any] = {}
+
+
+_decoder_v1 = msgspec.json.Decoder(
+    RunStart | LaneStart | CaseStart | TrialStart | TrialFinish | CaseFinish | LaneFinish | RunFinishV1
+)
+
+
+def upgrade_finish(old: RunFinishV1) -> RunFinish:
+    """A schema-1 ``run.finish`` as today's: its summary's entries become the typed fields."""
+    summary = old.summary
+    snapshots: SnapshotOutcome = NoSnapshotStep()
+    if "snapshot_error" in summary:
+        snapshots = SnapshotFailure(message=str(summary["snapshot_error"]))
+    elif "snapshot_check" in summary:
+        snapshots = msgspec.convert(summary["snapshot_check"], SnapshotCheck)
+    elif "snapshot_update" in summary:
+        snapshots = msgspec.convert(summary["snapshot_update"], SnapshotUpdate)
+    tokens = summary.get("tokens")
+    return RunFinish(
+        run_id=old.run_id,
+        at=old.at,
+        counts=old.counts,
+        exit_code=old.exit_code,
+        duration_s=old.duration_s,
+        interrupted=old.interrupted,
+        tokens=None if tokens is None else msgspec.convert(tokens, TokenReport),
+        snapshots=snapshots,
+        notes=tuple(str(n) for n in summary.get("notes", ())),
+    )
+
+
+def decode_event(line: bytes, schema: int = EVENT_SCHEMA) -> Event:
+    """One line of a log written under ``schema`` (one of ``READABLE_SCHEMAS``), as today's event.
+
+    Raises ``msgspec.DecodeError`` or ``msgspec.ValidationError`` when the line is not such an event.
+    """
+    if schema == EVENT_SCHEMA:
+        return event_decoder.decode(line)
+    event = _decoder_v1.decode(line)
+    return upgrade_finish(event) if isinstance(event, RunFinishV1) else event
 
 
 def event_type(event: Event) -> str:

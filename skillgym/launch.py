@@ -24,6 +24,8 @@ from .reporters.jsonl import JsonlReporter
 from .reporters.junit import JunitReporter
 from .results import TrialResult
 from .runner import RunOptions, RunOutcome, execute
+from .snapshots import SnapshotOptions
+from .snapshots.step import SnapshotStep
 
 REPORTERS = ("console", "jsonl", "junit", "final")
 
@@ -69,12 +71,14 @@ def start_run(
     console: Console,
     reporter_output: str | None,
     baseline: Report | None,
+    snapshots: SnapshotOptions | None = None,
 ) -> RunOutcome:
-    """A fresh run in ``<output>/<run-id>``."""
+    """A fresh run in ``<output>/<run-id>``; ``snapshots``: the --snapshot-check or --snapshot-update step."""
     run_dir = (Path(options.output) / str(options.run_id)).resolve()
     subscribers, _ = build_reporters(
         reporters, run_dir=run_dir, console=console, reporter_output=reporter_output, baseline=baseline
     )
+    subscribers.append(SnapshotStep(suite, snapshots))  # the token section always, a snapshot step if asked
     return anyio.run(lambda: execute(plan, suite, options, subscribers, run_dir=run_dir))
 
 
@@ -128,6 +132,7 @@ def resume_run(
             reporter_output=reporter_output,
             baseline=baseline,
         )
+        subscribers.append(SnapshotStep(suite, None))  # the token section; --snapshot-* is refused here
         mend_tail(run_dir)
         return anyio.run(
             lambda: execute(plan, suite, options, subscribers, done=done, run_dir=run_dir.resolve())

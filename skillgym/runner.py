@@ -12,7 +12,6 @@ import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
 import anyio
 import anyio.lowlevel
@@ -34,6 +33,7 @@ from .events import (
     TrialStart,
 )
 from .files import write_atomic
+from .finishers import finish_parts
 from .hashing import skill_hash
 from .model import Case, Data, Suite
 from .plan import Plan, WorkItem
@@ -42,8 +42,6 @@ from .providers.base import Detection, Provider
 from .redact import scrub
 from .results import TrialResult
 from .slots import AgentSlots
-from .snapshots import SnapshotOptions
-from .snapshots.apply import finish_summary
 from .trial import TrialSettings, needs_workspace, run_trial, workspace_plan
 from .workspaces import EnvironmentSetupError, background_removal, injected_text
 
@@ -71,7 +69,6 @@ class RunOptions(Data, frozen=True, kw_only=True):
     argv: tuple[str, ...] = ()
     run_id: str | None = None
     secrets: tuple[str, ...] = ()
-    snapshots: SnapshotOptions | None = None  # --snapshot-check/--snapshot-update at the end of the run
 
 
 class RunOutcome(Data, frozen=True, kw_only=True):
@@ -81,7 +78,7 @@ class RunOutcome(Data, frozen=True, kw_only=True):
     counts: Counts
     interrupted: bool
     results: tuple[TrialResult, ...]
-    summary: dict[str, Any] = {}  # what run.finish carried: token section, snapshot check or update
+    finish: RunFinish  # the run.finish event: what the finishers added (token section, snapshot step)
     leftovers: tuple[str, ...] = ()  # finished trials' files that could not be removed, and why
 
     def __repr__(self) -> str:
@@ -387,23 +384,27 @@ async def _execute(
         if interrupted:
             brackets.close_open()
         counts = counts_of(results)
-        # Token snapshots never change the verdict, unless --snapshot-enforce makes a regression fail it.
-        finish = finish_summary(results, suite, options.snapshots, run_id=run_id, interrupted=interrupted)
-        passed = counts.passed == counts.total and not finish.fails_run
+        # The finishers (token snapshots) change the verdict only through their gate: --snapshot-enforce
+        # fails a run on a regression, and a snapshot file that cannot be read or written is exit 2.
+        part = await finish_parts(subscribers, results, run_id=run_id, interrupted=interrupted)
+        passed = counts.passed == counts.total and part.gate == "pass"
         exit_code = EXIT_INTERRUPTED if interrupted else (EXIT_OK if passed else EXIT_FAILED)
+        if part.gate == "error":
+            exit_code = SkillgymError.exit_code
         if stop.output_error is not None:
             exit_code = OutputError.exit_code
-        await bus.publish(
-            RunFinish(
-                run_id=run_id,
-                at=time.time(),
-                counts=counts,
-                exit_code=exit_code,
-                duration_s=round(time.monotonic() - t0, 6),
-                interrupted=interrupted,
-                summary=finish.summary,
-            )
+        finish = RunFinish(
+            run_id=run_id,
+            at=time.time(),
+            counts=counts,
+            exit_code=exit_code,
+            duration_s=round(time.monotonic() - t0, 6),
+            interrupted=interrupted,
+            tokens=part.tokens,
+            snapshots=part.snapshots,
+            notes=part.notes,
         )
+        await bus.publish(finish)
     if stop.output_error is not None:
         raise OutputError(
             f"the run directory stopped being writable during the run ({stop.output_error}); "
@@ -418,7 +419,7 @@ async def _execute(
         counts=counts,
         interrupted=interrupted,
         results=tuple(sorted(results, key=lambda r: order.get(r.key, len(order)))),
-        summary=finish.summary,
+        finish=finish,
         leftovers=tuple(leftovers),
     )
 

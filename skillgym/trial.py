@@ -24,10 +24,10 @@ from .prompts import build_prompt
 from .providers.base import Provider, ProviderRequest, ProviderResult
 from .providers.cassette import cassette_candidates
 from .redact import redact_env, scrub, scrub_tree
-from .report.tokens import TrialTokens, trial_tokens
 from .results import ErrorClass, Grade, Status, TrialPaths, TrialResult
 from .slots import AgentSlots
 from .trace import Trace, with_total
+from .usage import TrialTokens, trial_tokens
 from .workspaces import EnvironmentSetupError, TrialLayout, cleanup, hermetic_env, layout_for, materialize
 
 # Extra time the harness allows past the case budget before it abandons a provider that ignores its own

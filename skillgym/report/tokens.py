@@ -11,59 +11,18 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from typing import TypeAlias
 
-from ..model import LANES, Data, Lane
+from ..model import LANES
 from ..results import TrialResult
 from ..stats import Summary, summarize
 from ..trace import TokenUsage
+from ..usage import LaneTokens as LaneTokens
+from ..usage import TokenReport as TokenReport
+from ..usage import TokenRow as TokenRow
+from ..usage import TokenTotals as TokenTotals
 
 DEFAULT_MODEL = "default"  # the model name used when a provider reported none
 METRICS = ("input", "output", "cached", "total")
 RowKey: TypeAlias = tuple[str, str, str, str, str]  # lane, case, condition, provider, model
-
-
-class TokenTotals(Data, frozen=True, kw_only=True):
-    """Summed counts over trials that reported usage; a count no trial reported stays None."""
-
-    trials: int  # trials that reported usage
-    missing: int  # trials that did not
-    input: int | None = None
-    output: int | None = None
-    cache_read: int | None = None
-    cache_write: int | None = None
-    reasoning: int | None = None
-    total: int | None = None
-
-
-class LaneTokens(Data, frozen=True, kw_only=True):
-    lane: Lane
-    totals: TokenTotals
-
-
-class TokenRow(Data, frozen=True, kw_only=True):
-    """One case under one condition, provider and model: per-trial median and spread of each count.
-
-    ``cached`` is cache read plus cache write, so input + output + cached = total (reasoning is part of
-    output for both agent CLIs).
-    """
-
-    lane: Lane
-    case_id: str
-    condition: str
-    provider: str
-    model: str
-    fingerprint: str
-    trials: int  # trials that reported usage: the figures below are over these
-    missing: int
-    input: Summary | None = None
-    output: Summary | None = None
-    cached: Summary | None = None
-    total: Summary | None = None
-
-
-class TokenReport(Data, frozen=True, kw_only=True):
-    totals: TokenTotals
-    lanes: tuple[LaneTokens, ...]
-    rows: tuple[TokenRow, ...]
 
 
 def model_name(result: TrialResult) -> str:
@@ -163,61 +122,4 @@ def build_token_report(results: Sequence[TrialResult]) -> TokenReport | None:
             LaneTokens(lane=lane, totals=totals([r for r in results if r.lane == lane])) for lane in lanes
         ),
         rows=token_rows(results),
-    )
-
-
-TOKEN_USAGE_SCHEMA = 1
-
-
-class TrialTokens(Data, frozen=True, kw_only=True):
-    """What a trial's ``token-usage.json`` holds: its reported usage and what identifies it.
-
-    Counts the provider did not report are null, never estimated; ``total`` was computed once in the
-    trial when the CLI printed none. ``token_budget_percent`` is the case's own regression threshold.
-    """
-
-    schema: int = TOKEN_USAGE_SCHEMA
-    input: int | None = None
-    output: int | None = None
-    cache_read: int | None = None
-    cache_write: int | None = None
-    reasoning: int | None = None
-    total: int | None = None
-    provider: str
-    model: str | None
-    lane: Lane
-    case_id: str
-    condition: str
-    trial: int
-    fingerprint: str
-    token_budget_percent: float | None = None
-
-
-def trial_tokens(
-    usage: TokenUsage,
-    *,
-    provider: str,
-    model: str | None,
-    lane: Lane,
-    case_id: str,
-    condition: str,
-    trial: int,
-    fingerprint: str,
-    token_budget_percent: float | None,
-) -> TrialTokens:
-    return TrialTokens(
-        input=usage.input,
-        output=usage.output,
-        cache_read=usage.cache_read,
-        cache_write=usage.cache_write,
-        reasoning=usage.reasoning,
-        total=usage.total,
-        provider=provider,
-        model=model,
-        lane=lane,
-        case_id=case_id,
-        condition=condition,
-        trial=trial,
-        fingerprint=fingerprint,
-        token_budget_percent=token_budget_percent,
     )

@@ -53,7 +53,6 @@ def report_from(
     report = build_report(start, results, interrupted=finish is None or finish.interrupted)
     if baseline is not None:
         report = msgspec.structs.replace(report, baseline=compare_to_baseline(report, baseline))
-    if finish is not None and "snapshot_check" in finish.summary:
-        check = msgspec.convert(finish.summary["snapshot_check"], SnapshotCheck)
-        report = msgspec.structs.replace(report, snapshots=check)
+    if finish is not None and isinstance(finish.snapshots, SnapshotCheck):
+        report = msgspec.structs.replace(report, snapshots=finish.snapshots)
     return report

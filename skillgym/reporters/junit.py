@@ -78,7 +78,7 @@ class JunitReporter:
             self._results[event.result.key] = event.result
         elif isinstance(event, RunFinish):
             notes = ["interrupted: not every trial ran"] if event.interrupted else []
-            notes += [str(n) for n in event.summary.get("notes", [])]
+            notes += event.notes
             write_atomic(self.path, render_junit(self._run_id, list(self._results.values()), notes))
 
     async def finish(self) -> None:

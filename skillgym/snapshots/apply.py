@@ -1,4 +1,4 @@
-"""Checking and updating snapshot files from a run's results: inline at the end of a run, or afterwards.
+"""Checking and updating snapshot files from a run's results: at the end of a run (``step``), or afterwards.
 
 Results are grouped per provider and model, one file each (``snapshots/<provider>/<model>.toml``).
 Orphans are judged against the suite: an entry is orphaned when the suite no longer has its case in its
@@ -14,19 +14,15 @@ from pathlib import Path
 
 import msgspec
 
-from ..errors import SkillgymError
 from ..model import Suite
-from ..report.tokens import TokenRow, build_token_report, token_rows
-from ..results import TrialResult
+from ..usage import TokenRow
 from .compare import check_file, merge_file
 from .model import (
     STATUSES,
     EntryCheck,
     EntryKey,
     FileUpdate,
-    FinishSummary,
     SnapshotCheck,
-    SnapshotOptions,
     SnapshotUpdate,
 )
 from .store import locked, provider_files, read_snapshot, snapshot_path, write_snapshot
@@ -132,63 +128,3 @@ def update_rows(
                 written = write_snapshot(path, merged)
         updates.append(msgspec.structs.replace(update, written=written))
     return SnapshotUpdate(directory=str(directory), files=tuple(updates), notes=tuple(notes))
-
-
-def regression_note(row: EntryCheck) -> str:
-    change = "from zero" if row.change_percent is None else f"{row.change_percent:+.1f}%"
-    return (
-        f"token regression: {row.label} ({row.provider}/{row.model}) median total {row.current_total:g} "
-        f"vs {row.snapshot_total:g} per trial ({change}, threshold {row.threshold_percent:g}%)"
-    )
-
-
-def finish_summary(
-    results: Sequence[TrialResult],
-    suite: Suite,
-    options: SnapshotOptions | None,
-    *,
-    run_id: str,
-    interrupted: bool,
-) -> FinishSummary:
-    """What ``run.finish`` carries: the token section, and the inline snapshot check or update.
-
-    Never raises: a snapshot problem becomes ``snapshot_error`` in the summary (the run's results stand).
-    Only a regression under ``enforce`` fails the run.
-    """
-    summary: dict[str, object] = {}
-    tokens = build_token_report(results)
-    if tokens is not None:
-        summary["tokens"] = msgspec.to_builtins(tokens)
-    if options is None:
-        return FinishSummary(summary=summary)
-    fails = False
-    try:
-        rows = token_rows(results)
-        if options.mode == "check":
-            check = check_rows(
-                rows,
-                directory=options.directory,
-                threshold_percent=options.threshold_percent,
-                enforce=options.enforce,
-                budgets=suite_budgets(suite),
-                scope=suite_scope(suite),
-                notes=("the run was interrupted: only the trials that finished were compared",)
-                if interrupted
-                else (),
-            )
-            summary["snapshot_check"] = msgspec.to_builtins(check)
-            fails = options.enforce and bool(check.regressions)
-            if check.regressions:  # `notes` is what every reporter shows (junit: a property each)
-                summary["notes"] = [regression_note(r) for r in check.regressions]
-        elif interrupted:
-            note = "not updated: the run was interrupted; resume it, then run `skillgym snapshots update`"
-            summary["snapshot_update"] = msgspec.to_builtins(
-                SnapshotUpdate(directory=options.directory, notes=(note,))
-            )
-        else:
-            update = update_rows(rows, directory=options.directory, run_id=run_id, scope=suite_scope(suite))
-            summary["snapshot_update"] = msgspec.to_builtins(update)
-    except (SkillgymError, OSError) as exc:
-        summary["snapshot_error"] = str(exc)
-        summary["notes"] = [f"token snapshots: {exc}"]
-    return FinishSummary(summary=dict(summary), fails_run=fails)

@@ -1,17 +1,18 @@
 """The snapshot command line: `skillgym snapshots update|check`, the `run --snapshot-*` flags, and output.
 
 Everything here works from files a run already wrote (``events.jsonl``, ``token-usage.json``): no agent
-is called. The inline step at the end of ``skillgym run`` is computed by the runner (so ``run.finish``
-and ``report.md`` carry it); this module only prints what it found.
+is called. The step at the end of ``skillgym run`` is ``skillgym.snapshots.step`` (so ``run.finish`` and
+``report.md`` carry its outcome); this module only prints what it found. It never imports the command
+line: ``--run-if-missing`` runs the suite through the ``run_suite`` the command line hands it.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, assert_never
 
 import msgspec
 from rich.console import Console
@@ -23,12 +24,17 @@ from ..results import TrialResult
 from .model import (
     DEFAULT_THRESHOLD_PERCENT,
     EntryCheck,
+    NoSnapshotStep,
     SnapshotCheck,
+    SnapshotFailure,
     SnapshotOptions,
+    SnapshotOutcome,
     SnapshotUpdate,
 )
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+RunSuite = Callable[[Sequence[str]], int]  # the command line's own entry point: argv -> exit code
+
+EXIT_OK, EXIT_FAILED = 0, 1
 DEFAULT_DIR = Path("snapshots")
 DEFAULT_RUNS = Path("runs")
 _RUN_ID_PREFIX = len("YYYYmmdd-HHMMSS")
@@ -99,8 +105,8 @@ def latest_run(output: Path) -> Path | None:
     return max(runs, key=started) if runs else None
 
 
-def snapshots_command(args: argparse.Namespace, out: Console, err: Console) -> int:
-    """``skillgym snapshots update|check``; returns the exit code."""
+def snapshots_command(args: argparse.Namespace, out: Console, err: Console, *, run_suite: RunSuite) -> int:
+    """``skillgym snapshots update|check``; returns the exit code. ``run_suite`` serves --run-if-missing."""
     action: str | None = args.action_flag or args.action
     if args.action and args.action_flag and args.action != args.action_flag:
         raise UsageError(f"both {args.action!r} and --{args.action_flag} given; choose one")
@@ -108,7 +114,7 @@ def snapshots_command(args: argparse.Namespace, out: Console, err: Console) -> i
         raise UsageError("say what to do: `skillgym snapshots update` or `skillgym snapshots check`")
     if args.enforce and action != "check":
         raise UsageError("--enforce applies to `snapshots check` only")
-    run_dir = args.run or _latest_or_fresh_run(args, err)
+    run_dir = args.run or _latest_or_fresh_run(args, err, run_suite)
     if isinstance(run_dir, int):
         return run_dir  # the suite run that --run-if-missing started did not complete
     from ..eventlog import read_run_log
@@ -163,7 +169,7 @@ def snapshots_command(args: argparse.Namespace, out: Console, err: Console) -> i
     return EXIT_FAILED if args.enforce and check.regressions else EXIT_OK
 
 
-def _latest_or_fresh_run(args: argparse.Namespace, err: Console) -> Path | int:
+def _latest_or_fresh_run(args: argparse.Namespace, err: Console, run_suite: RunSuite) -> Path | int:
     """The newest run; with --run-if-missing and none yet, run the suite first (else its exit code)."""
     run_dir = latest_run(args.output)
     if run_dir is None and args.run_if_missing:
@@ -171,9 +177,8 @@ def _latest_or_fresh_run(args: argparse.Namespace, err: Console) -> Path | int:
             f"no run under {args.output}/ yet: running the suite first with the default provider",
             markup=False,
         )
-        from ..cli import main as cli_main  # the same `skillgym run` a user would type
-
-        code = cli_main(["run", "--suite", str(args.suite), "--output", str(args.output)])
+        # The same `skillgym run` a user would type.
+        code = run_suite(["run", "--suite", str(args.suite), "--output", str(args.output)])
         if code not in (EXIT_OK, EXIT_FAILED):  # failed trials still measured their tokens
             return code
         run_dir = latest_run(args.output)
@@ -267,22 +272,25 @@ def preflight_run(options: SnapshotOptions | None, providers: Sequence[str]) -> 
         preflight(options.directory, providers)
 
 
-def after_run(summary: Mapping[str, Any], out: Console, exit_code: int) -> int:
-    """Print the inline snapshot step's lines from ``run.finish``'s summary; the exit code to return.
+def after_run(outcome: SnapshotOutcome, out: Console, exit_code: int) -> int:
+    """Print the snapshot step's lines from ``run.finish``; the exit code to return.
 
-    The exit code is the run's own (the runner already applied ``--snapshot-enforce``), except that a
-    snapshot file that could not be read or written is a configuration error (2).
+    The exit code is the run's own, which already counts the step (``--snapshot-enforce`` fails a run on
+    a regression; a snapshot file that could not be read or written is a configuration error, 2).
     """
-    if "snapshot_error" in summary:
-        make_console(stderr=True).print(
-            f"skillgym: error: token snapshots: {summary['snapshot_error']}", markup=False
-        )
-        return EXIT_USAGE
-    if "snapshot_check" in summary:
-        check = msgspec.convert(summary["snapshot_check"], SnapshotCheck)
-        _print(out, check_lines(check, every=False))
-    if "snapshot_update" in summary:
-        _print(out, update_lines(msgspec.convert(summary["snapshot_update"], SnapshotUpdate)))
+    match outcome:
+        case NoSnapshotStep():
+            pass
+        case SnapshotCheck():
+            _print(out, check_lines(outcome, every=False))
+        case SnapshotUpdate():
+            _print(out, update_lines(outcome))
+        case SnapshotFailure():
+            make_console(stderr=True).print(
+                f"skillgym: error: token snapshots: {outcome.message}", markup=False
+            )
+        case _:
+            assert_never(outcome)
     return exit_code
 
 

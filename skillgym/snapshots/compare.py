@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
-from ..report.tokens import TokenRow
 from ..stats import Summary
+from ..usage import TokenRow
 from .model import (
     EntryCheck,
     EntryKey,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, TypeAlias
+from typing import Annotated, Literal, TypeAlias
 
 import msgspec
 
@@ -100,7 +100,7 @@ class EntryCheck(Data, frozen=True, kw_only=True):
         return f"{self.lane}/{self.case_id}/{self.condition}"
 
 
-class SnapshotCheck(Data, frozen=True, kw_only=True):
+class SnapshotCheck(Data, frozen=True, kw_only=True, tag_field="step", tag="check"):
     """A whole check: every entry the run measured or orphaned, counts per status, and caveats."""
 
     directory: str
@@ -132,14 +132,23 @@ class FileUpdate(Data, frozen=True, kw_only=True):
     written: bool = False  # False when the file's bytes did not change
 
 
-class SnapshotUpdate(Data, frozen=True, kw_only=True):
+class SnapshotUpdate(Data, frozen=True, kw_only=True, tag_field="step", tag="update"):
+    """A whole update: what happened to each snapshot file, and caveats."""
+
     directory: str
     files: tuple[FileUpdate, ...] = ()
     notes: tuple[str, ...] = ()
 
 
-class FinishSummary(Data, frozen=True, kw_only=True):
-    """What ``run.finish`` carries beyond its counts, and whether it fails an otherwise passing run."""
+class NoSnapshotStep(Data, frozen=True, kw_only=True, tag_field="step", tag="none"):
+    """The run was asked neither to check nor to update its token snapshots."""
 
-    summary: dict[str, Any] = {}
-    fails_run: bool = False
+
+class SnapshotFailure(Data, frozen=True, kw_only=True, tag_field="step", tag="error"):
+    """A snapshot file could not be read or written: a configuration error (exit 2); the results stand."""
+
+    message: str
+
+
+# What a run's snapshot step came to, as ``run.finish`` carries it (tagged by ``step``).
+SnapshotOutcome: TypeAlias = SnapshotCheck | SnapshotUpdate | NoSnapshotStep | SnapshotFailure

@@ -26,6 +26,11 @@ def test_update_then_check_with_the_same_tokens_is_unchanged(project: Project) -
     entries = _entries(project.snapshot)
     assert entries["prompt/calm/none"]["median"] == {"input": 110, "output": 10, "total": 120}
     assert entries["prompt/busy/none"]["trials"] == 1
+    finish = project.finish()
+    assert (finish["exit_code"], finish["snapshots"]["step"], finish["notes"]) == (0, "update", [])
+    (file,) = finish["snapshots"]["files"]
+    assert (file["file"], file["new"], file["written"]) == ("snapshots/command/default.toml", 2, True)
+    assert finish["tokens"]["totals"]["total"] == 420
     before = project.snapshot.read_bytes()
 
     again = project.run()
@@ -59,11 +64,11 @@ def test_thirty_percent_more_at_threshold_20_is_regressed_and_the_exit_code_stay
     run_dir = project.latest()
     finish = project.finish(run_dir)
     assert finish["exit_code"] == 0
-    check = finish["summary"]["snapshot_check"]
-    assert check["counts"] == {"regressed": 1, "unchanged": 1}
+    check = finish["snapshots"]
+    assert (check["step"], check["counts"]) == ("check", {"regressed": 1, "unchanged": 1})
     (row,) = [r for r in check["rows"] if r["status"] == "regressed"]
     assert (row["case_id"], row["current_total"], row["snapshot_total"]) == ("calm", 130, 100)
-    assert any("token regression: prompt/calm/none" in n for n in finish["summary"]["notes"])
+    assert any("token regression: prompt/calm/none" in n for n in finish["notes"])
     md = (run_dir / "report.md").read_text()
     assert "**Token regressions** against the snapshots: `prompt/calm/none` (+30%)" in md
     assert "| regressed | prompt | calm | none | command/default | 130 | 100 | +30.0% | 20% |" in md
@@ -91,7 +96,9 @@ def test_snapshot_enforce_makes_a_regression_fail_the_run(project: Project) -> N
     assert proc.returncode == 1, proc.stderr
     assert "1 trials: 1 passed, 0 failed, 0 errored" in proc.stdout
     assert "token regressions are enforced: exit code 1" in proc.stdout
-    assert project.finish()["exit_code"] == 1
+    finish = project.finish()
+    assert (finish["exit_code"], finish["snapshots"]["enforce"]) == (1, True)
+    assert [n.split(" (")[0] for n in finish["notes"]] == ["token regression: prompt/calm/none"]
     assert project.cli("snapshots", "check").returncode == 0  # enforcement is opt-in here too
     assert project.cli("snapshots", "check", "--enforce").returncode == 1
 
@@ -107,7 +114,7 @@ def test_a_changed_case_is_stale_not_compared_and_update_replaces_it(project: Pr
     assert proc.returncode == 0, proc.stderr
     assert "token snapshot stale" in proc.stdout
     assert "regressed" not in proc.stdout.replace("0 regressed", "")
-    row = project.finish()["summary"]["snapshot_check"]["rows"][0]
+    row = project.finish()["snapshots"]["rows"][0]
     assert row["status"] == "stale"
     assert row["change_percent"] is None
     assert row["snapshot_fingerprint"] == old != row["fingerprint"]
@@ -128,7 +135,7 @@ def test_runs_with_1_and_5_trials_compare_by_per_trial_medians(project: Project)
     project.tokens(calm=105)
     one = project.run("--trials", "1", "--snapshot-check")
     assert one.returncode == 0, one.stderr
-    row = project.finish()["summary"]["snapshot_check"]["rows"][0]
+    row = project.finish()["snapshots"]["rows"][0]
     assert (row["status"], row["trials"], row["snapshot_trials"]) == ("unchanged", 1, 5)
     assert row["change_percent"] == 5.0
     # And the other way round: a 1-trial snapshot against 5 noisy trials.
@@ -136,7 +143,7 @@ def test_runs_with_1_and_5_trials_compare_by_per_trial_medians(project: Project)
     project.tokens(calm=[400, 100, 105, 95, 500])
     five = project.run("--trials", "5", "--concurrency", "1", "--snapshot-check")
     assert five.returncode == 0, five.stderr
-    row = project.finish()["summary"]["snapshot_check"]["rows"][0]
+    row = project.finish()["snapshots"]["rows"][0]
     assert (row["status"], row["current_total"], row["snapshot_total"]) == ("unchanged", 105, 105)
 
 
@@ -146,7 +153,7 @@ def test_a_case_budget_overrides_the_threshold(project: Project) -> None:
     assert project.run("--snapshot-update").returncode == 0
     project.tokens(calm=130, busy=130)
     proc = project.run("--snapshot-check")
-    rows = {r["case_id"]: r for r in project.finish()["summary"]["snapshot_check"]["rows"]}
+    rows = {r["case_id"]: r for r in project.finish()["snapshots"]["rows"]}
     assert (rows["calm"]["status"], rows["calm"]["threshold_percent"]) == ("unchanged", 50)
     assert (rows["busy"]["status"], rows["busy"]["threshold_percent"]) == ("regressed", 20)
     assert proc.returncode == 0
@@ -178,6 +185,28 @@ def test_a_corrupt_file_is_a_clear_error_and_is_left_untouched(project: Project)
     assert proc.returncode == 2
     assert "snapshots/command/default.toml:2: schema 2 is not the schema 1" in proc.stderr
     assert project.snapshot.read_bytes() == future
+
+
+def test_a_snapshot_file_that_cannot_be_written_at_the_end_is_exit_2_and_the_results_stand(
+    project: Project,
+) -> None:
+    project.cases(case_source("calm"))
+    project.tokens(calm=100)
+    project.snapshot.parent.parent.mkdir()
+    project.snapshot.parent.write_text("a file where the provider's folder goes\n")  # passes the preflight
+    proc = project.run("--snapshot-update")
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "1 trials: 1 passed, 0 failed, 0 errored" in proc.stdout
+    assert "skillgym: error: token snapshots: " in proc.stderr
+    assert "Traceback" not in proc.stderr
+    run_dir = project.latest()
+    finish = project.finish(run_dir)
+    assert (finish["exit_code"], finish["snapshots"]["step"]) == (2, "error")
+    assert finish["snapshots"]["message"] in proc.stderr
+    assert finish["notes"] == [f"token snapshots: {finish['snapshots']['message']}"]
+    assert finish["tokens"]["totals"]["total"] == 100
+    assert json.loads((run_dir / "report.json").read_text())["counts"]["passed"] == 1
+    assert project.cli("report", str(run_dir)).returncode == 0  # the log rebuilds the report as it was
 
 
 def test_two_concurrent_update_processes_both_land(project: Project) -> None:
@@ -220,7 +249,7 @@ def test_orphaned_entries_are_reported_and_removed_and_missing_usage_keeps_the_e
     proc = project.run("--case", "calm", "--snapshot-check")
     assert proc.returncode == 0, proc.stderr
     assert "token snapshot orphaned  prompt/gone/none" in proc.stdout
-    check = project.finish()["summary"]["snapshot_check"]
+    check = project.finish()["snapshots"]
     assert check["counts"] == {"missing-usage": 1, "orphaned": 1}
     assert check["not_run"] == 1  # `kept` still exists: not compared, not orphaned
     update = project.cli("snapshots", "update")
@@ -258,7 +287,7 @@ def test_token_usage_files_and_the_token_section(project: Project) -> None:
     assert rows["calm"]["total"]["median"] == 200
     assert (rows["calm"]["total"]["low"], rows["calm"]["total"]["high"]) == (100, 300)
     assert (rows["quiet"]["trials"], rows["quiet"]["missing"], rows["quiet"]["total"]) == (0, 2, None)
-    assert project.finish(run_dir)["summary"]["tokens"] == tokens
+    assert project.finish(run_dir)["tokens"] == tokens
     md = (run_dir / "report.md").read_text()
     assert "## Token usage" in md
     assert (
@@ -283,9 +312,9 @@ def test_no_token_section_without_usage(project: Project) -> None:
     run_dir = project.latest()
     assert json.loads((run_dir / "report.json").read_text())["tokens"] is None
     assert "## Token usage" not in (run_dir / "report.md").read_text()
-    summary = project.finish(run_dir)["summary"]
-    assert "tokens" not in summary
-    assert summary["snapshot_check"]["counts"] == {"missing-usage": 1}
+    finish = project.finish(run_dir)
+    assert finish["tokens"] is None
+    assert finish["snapshots"]["counts"] == {"missing-usage": 1}
     assert "token snapshots (snapshots, threshold 20%): 1 missing-usage" in proc.stdout
     assert not project.snapshot.exists()
     update = project.cli("snapshots", "update")

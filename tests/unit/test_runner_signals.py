@@ -10,7 +10,7 @@ from pathlib import Path
 
 import anyio
 
-from skillgym.events import Counts
+from skillgym.events import Counts, RunFinish
 from skillgym.loader import load_suite
 from skillgym.plan import build_plan
 from skillgym.results import TrialPaths, TrialResult
@@ -97,6 +97,9 @@ def test_a_run_outcomes_repr_stays_short_however_many_trials() -> None:
         counts=Counts(total=20_000, passed=20_000),
         interrupted=False,
         results=(result,) * 20_000,
+        finish=RunFinish(
+            run_id="r", at=1.0, counts=Counts(total=20_000, passed=20_000), exit_code=0, duration_s=1.0
+        ),
     )
     assert len(repr(outcome)) < 300
     assert "results=<20000 trials>" in repr(outcome)

@@ -1,0 +1,115 @@
+"""Token usage as a run records it: a trial's ``token-usage.json`` and the run's token section (data only).
+
+The figures are computed in ``skillgym.report.tokens``; these Structs sit outside the report package so that
+``run.finish`` (in ``skillgym.events``) can carry the token section without importing the report.
+"""
+
+from __future__ import annotations
+
+from .model import Data, Lane
+from .stats import Summary
+from .trace import TokenUsage
+
+
+class TokenTotals(Data, frozen=True, kw_only=True):
+    """Summed counts over trials that reported usage; a count no trial reported stays None."""
+
+    trials: int  # trials that reported usage
+    missing: int  # trials that did not
+    input: int | None = None
+    output: int | None = None
+    cache_read: int | None = None
+    cache_write: int | None = None
+    reasoning: int | None = None
+    total: int | None = None
+
+
+class LaneTokens(Data, frozen=True, kw_only=True):
+    lane: Lane
+    totals: TokenTotals
+
+
+class TokenRow(Data, frozen=True, kw_only=True):
+    """One case under one condition, provider and model: per-trial median and spread of each count.
+
+    ``cached`` is cache read plus cache write, so input + output + cached = total (reasoning is part of
+    output for both agent CLIs).
+    """
+
+    lane: Lane
+    case_id: str
+    condition: str
+    provider: str
+    model: str
+    fingerprint: str
+    trials: int  # trials that reported usage: the figures below are over these
+    missing: int
+    input: Summary | None = None
+    output: Summary | None = None
+    cached: Summary | None = None
+    total: Summary | None = None
+
+
+class TokenReport(Data, frozen=True, kw_only=True):
+    """The run's token section: sums over the run and per lane, one row per case x condition x provider."""
+
+    totals: TokenTotals
+    lanes: tuple[LaneTokens, ...]
+    rows: tuple[TokenRow, ...]
+
+
+TOKEN_USAGE_SCHEMA = 1
+
+
+class TrialTokens(Data, frozen=True, kw_only=True):
+    """What a trial's ``token-usage.json`` holds: its reported usage and what identifies it.
+
+    Counts the provider did not report are null, never estimated; ``total`` was computed once in the
+    trial when the CLI printed none. ``token_budget_percent`` is the case's own regression threshold.
+    """
+
+    schema: int = TOKEN_USAGE_SCHEMA
+    input: int | None = None
+    output: int | None = None
+    cache_read: int | None = None
+    cache_write: int | None = None
+    reasoning: int | None = None
+    total: int | None = None
+    provider: str
+    model: str | None
+    lane: Lane
+    case_id: str
+    condition: str
+    trial: int
+    fingerprint: str
+    token_budget_percent: float | None = None
+
+
+def trial_tokens(
+    usage: TokenUsage,
+    *,
+    provider: str,
+    model: str | None,
+    lane: Lane,
+    case_id: str,
+    condition: str,
+    trial: int,
+    fingerprint: str,
+    token_budget_percent: float | None,
+) -> TrialTokens:
+    return TrialTokens(
+        input=usage.input,
+        output=usage.output,
+        cache_read=usage.cache_read,
+        cache_write=usage.cache_write,
+        reasoning=usage.reasoning,
+        total=usage.total,
+        provider=provider,
+        model=model,
+        lane=lane,
+        case_id=case_id,
+        condition=condition,
+        trial=trial,
+        fingerprint=fingerprint,
+        token_budget_percent=token_budget_percent,
+    )
