@@ -109,6 +109,7 @@ async def run_trial(
             lane=case.lane,
             condition_env=condition.env,
             case_env=case.env,
+            home_env=provider.home_env,
         )
     prompt = build_prompt(case, injected=settings.injected.get(item.condition, ""))
     if not isolated:
@@ -134,6 +135,7 @@ async def run_trial(
                         preset=preset,
                         env=env,
                         skill_dirs=provider.skill_dirs,
+                        home_env=provider.home_env,
                         # The trial's folder and prompt.txt, from the worker thread that makes the workspace:
                         # on a busy disk a mkdir can take a millisecond, and the loop runs the other trials.
                         first=functools.partial(
