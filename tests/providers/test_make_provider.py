@@ -41,7 +41,9 @@ def test_command_provider_needs_a_command(suite_root: Path) -> None:
 
 
 def test_an_unknown_name_lists_the_valid_ones(suite_root: Path) -> None:
-    with pytest.raises(UsageError, match="unknown provider 'claud' given to --provider; valid providers: replay, stub"):
+    with pytest.raises(
+        UsageError, match="unknown provider 'claud' given to --provider; valid providers: replay, stub"
+    ):
         make_provider("claud", suite_root=suite_root)
 
 
