@@ -20,7 +20,7 @@ import msgspec
 from . import __version__
 from .bus import EventBus, Subscriber, running_bus
 from .claim import claim_run_dir
-from .errors import SkillgymError
+from .errors import ExitCode, SkillgymError
 from .events import (
     CaseFinish,
     CaseStart,
@@ -44,8 +44,6 @@ from .results import TrialResult
 from .slots import AgentSlots
 from .trial import TrialSettings, needs_workspace, run_trial, workspace_plan
 from .workspaces import EnvironmentSetupError, background_removal, injected_text
-
-EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 130
 
 
 class OutputError(SkillgymError):
@@ -388,9 +386,9 @@ async def _execute(
         # fails a run on a regression, and a snapshot file that cannot be read or written is exit 2.
         part = await finish_parts(subscribers, results, run_id=run_id, interrupted=interrupted)
         passed = counts.passed == counts.total and part.gate == "pass"
-        exit_code = EXIT_INTERRUPTED if interrupted else (EXIT_OK if passed else EXIT_FAILED)
+        exit_code: int = ExitCode.INTERRUPTED if interrupted else (ExitCode.OK if passed else ExitCode.FAILED)
         if part.gate == "error":
-            exit_code = SkillgymError.exit_code
+            exit_code = ExitCode.USAGE
         if stop.output_error is not None:
             exit_code = OutputError.exit_code
         finish = RunFinish(

@@ -18,7 +18,7 @@ import msgspec
 from rich.console import Console
 
 from ..console import columns, make_console
-from ..errors import SkillgymError, UsageError
+from ..errors import ExitCode, SkillgymError, UsageError
 from ..fingerprint import short
 from ..results import TrialResult
 from .model import (
@@ -33,8 +33,6 @@ from .model import (
 )
 
 RunSuite = Callable[[Sequence[str]], int]  # the command line's own entry point: argv -> exit code
-
-EXIT_OK, EXIT_FAILED = 0, 1
 DEFAULT_DIR = Path("snapshots")
 DEFAULT_RUNS = Path("runs")
 _RUN_ID_PREFIX = len("YYYYmmdd-HHMMSS")
@@ -150,7 +148,7 @@ def snapshots_command(args: argparse.Namespace, out: Console, err: Console, *, r
             out.out(msgspec.json.encode(update).decode(), highlight=False)
         else:
             _print(out, [f"run {log.start.run_id} ({run_dir})", *update_lines(update)])
-        return EXIT_OK
+        return ExitCode.OK
     if log.finish is None or log.finish.interrupted:
         notes.append("the run did not finish: only the trials that finished were compared")
     check = check_rows(
@@ -166,7 +164,7 @@ def snapshots_command(args: argparse.Namespace, out: Console, err: Console, *, r
         out.out(msgspec.json.encode(check).decode(), highlight=False)
     else:
         _print(out, [f"run {log.start.run_id} ({run_dir})", *check_lines(check, every=True)])
-    return EXIT_FAILED if args.enforce and check.regressions else EXIT_OK
+    return ExitCode.FAILED if args.enforce and check.regressions else ExitCode.OK
 
 
 def _latest_or_fresh_run(args: argparse.Namespace, err: Console, run_suite: RunSuite) -> Path | int:
@@ -179,7 +177,7 @@ def _latest_or_fresh_run(args: argparse.Namespace, err: Console, run_suite: RunS
         )
         # The same `skillgym run` a user would type.
         code = run_suite(["run", "--suite", str(args.suite), "--output", str(args.output)])
-        if code not in (EXIT_OK, EXIT_FAILED):  # failed trials still measured their tokens
+        if code not in (ExitCode.OK, ExitCode.FAILED):  # failed trials still measured their tokens
             return code
         run_dir = latest_run(args.output)
     if run_dir is None:
@@ -286,9 +284,8 @@ def after_run(outcome: SnapshotOutcome, out: Console, exit_code: int) -> int:
         case SnapshotUpdate():
             _print(out, update_lines(outcome))
         case SnapshotFailure():
-            make_console(stderr=True).print(
-                f"skillgym: error: token snapshots: {outcome.message}", markup=False
-            )
+            problem = f"skillgym: error: token snapshots: {outcome.message}"
+            make_console(stderr=True).print(problem, markup=False)
         case _:
             assert_never(outcome)
     return exit_code
