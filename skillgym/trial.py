@@ -150,6 +150,7 @@ def resolve(suite: Suite, case: Case, item: WorkItem, provider: Provider, settin
             lane=case.lane,
             condition_env=condition.env,
             case_env=case.env,
+            home_env=provider.home_env,
         )
     prompt = build_prompt(case, injected=settings.injected.get(item.condition, ""))
     return Trial(
@@ -242,6 +243,7 @@ async def prepare_workspace(trial: Trial, provider: Provider) -> ProviderRequest
             preset=trial.preset,
             env=trial.env,
             skill_dirs=provider.skill_dirs,
+            home_env=provider.home_env,
             # The trial's folder and prompt.txt, from the worker thread that makes the workspace: on a
             # busy disk a mkdir can take a millisecond, and the loop runs the other trials meanwhile.
             first=functools.partial(

@@ -170,6 +170,8 @@ class RemovesTheRunDir:
     skill_dirs: tuple[str, ...] = ()
     runs_agent = False
     passthrough_env: tuple[str, ...] = ()
+    home_env: dict[str, str] = {}
+    stream_format = None
 
     def __init__(self, run_dir: Path) -> None:
         self.run_dir = run_dir
