@@ -35,7 +35,8 @@ from .events import (
 )
 from .files import write_atomic
 from .hashing import skill_hash
-from .model import Case, Data, Suite
+from .identity import Group
+from .model import Case, Data, Lane, Suite
 from .plan import Plan, WorkItem
 from .providers import ProviderSettings, make_provider
 from .providers.base import Detection, Provider
@@ -133,62 +134,51 @@ class Brackets:
     def __init__(self, plan: Plan, bus: EventBus, run_id: str) -> None:
         self._bus = bus
         self._run_id = run_id
-        self._lane_left: Counter[str] = Counter(i.lane for i in plan.items)
-        self._group_left = Counter(_group(i) for i in plan.items)
-        self._lane_results: dict[str, list[TrialResult]] = {}
-        self._group_results: dict[tuple[str, str, str, str], list[TrialResult]] = {}
+        self._lane_left: Counter[Lane] = Counter(i.id.lane for i in plan.items)
+        self._group_left: Counter[Group] = Counter(i.id.group for i in plan.items)
+        self._lane_results: dict[Lane, list[TrialResult]] = {}
+        self._group_results: dict[Group, list[TrialResult]] = {}
 
-    def before(self, item: WorkItem, case: Case, workspace: dict[str, object]) -> None:
+    def before(self, item: WorkItem, workspace: dict[str, object]) -> None:
         now = time.time()
-        if item.lane not in self._lane_results:
-            self._lane_results[item.lane] = []
+        trial = item.id
+        if trial.lane not in self._lane_results:
+            self._lane_results[trial.lane] = []
             self._bus.post(
                 LaneStart(
-                    run_id=self._run_id, at=now, lane=item.lane, total_trials=self._lane_left[item.lane]
+                    run_id=self._run_id, at=now, lane=trial.lane, total_trials=self._lane_left[trial.lane]
                 )
             )
-        group = _group(item)
+        group = trial.group
         if group not in self._group_results:
             self._group_results[group] = []
             self._bus.post(
                 CaseStart(
                     run_id=self._run_id,
                     at=now,
-                    lane=item.lane,
-                    case_id=item.case_id,
-                    condition=item.condition,
-                    provider=item.provider,
-                    fingerprint=case.fingerprint,
+                    lane=trial.lane,
+                    case_id=trial.case_id,
+                    condition=trial.condition,
+                    provider=trial.provider,
+                    fingerprint=trial.fingerprint,
                     total_trials=self._group_left[group],
                 )
             )
         self._bus.post(
-            TrialStart(
-                run_id=self._run_id,
-                at=now,
-                key=item.key,
-                lane=item.lane,
-                case_id=item.case_id,
-                condition=item.condition,
-                provider=item.provider,
-                model=item.model,
-                trial=item.trial,
-                fingerprint=item.fingerprint,
-                workspace=dict(workspace),
-            )
+            TrialStart(run_id=self._run_id, at=now, id=trial, model=item.model, workspace=dict(workspace))
         )
 
-    def after(self, item: WorkItem, result: TrialResult) -> None:
+    def after(self, result: TrialResult) -> None:
         self._bus.post(TrialFinish(run_id=self._run_id, at=time.time(), result=result))
-        group = _group(item)
+        group, lane = result.id.group, result.id.lane
         self._group_results[group].append(result)
-        self._lane_results[item.lane].append(result)
+        self._lane_results[lane].append(result)
         self._group_left[group] -= 1
-        self._lane_left[item.lane] -= 1
+        self._lane_left[lane] -= 1
         if self._group_left[group] == 0:
             self._close_group(group)
-        if self._lane_left[item.lane] == 0:
-            self._close_lane(item.lane)
+        if self._lane_left[lane] == 0:
+            self._close_lane(lane)
 
     def close_open(self) -> None:
         """After an interruption: finish every bracket that was opened, with the trials it got."""
@@ -199,13 +189,13 @@ class Brackets:
             if left > 0 and lane in self._lane_results:
                 self._close_lane(lane)
 
-    def _close_group(self, group: tuple[str, str, str, str]) -> None:
+    def _close_group(self, group: Group) -> None:
         lane, case_id, condition, provider = group
         self._bus.post(
             CaseFinish(
                 run_id=self._run_id,
                 at=time.time(),
-                lane=lane,  # type: ignore[arg-type]
+                lane=lane,
                 case_id=case_id,
                 condition=condition,
                 provider=provider,
@@ -214,12 +204,12 @@ class Brackets:
         )
         self._group_left[group] = 0
 
-    def _close_lane(self, lane: str) -> None:
+    def _close_lane(self, lane: Lane) -> None:
         self._bus.post(
             LaneFinish(
                 run_id=self._run_id,
                 at=time.time(),
-                lane=lane,  # type: ignore[arg-type]
+                lane=lane,
                 counts=counts_of(self._lane_results[lane]),
             )
         )
@@ -232,10 +222,6 @@ def injected_texts(suite: Suite, plan: Plan) -> dict[str, str]:
         return {c.id: injected_text(Path(suite.root), c) for c in suite.conditions if c.id in plan.conditions}
     except EnvironmentSetupError as exc:
         raise SkillgymError(f"condition material cannot be read: {exc}") from exc
-
-
-def _group(item: WorkItem) -> tuple[str, str, str, str]:
-    return (item.lane, item.case_id, item.condition, item.provider)
 
 
 class RunContext(msgspec.Struct, frozen=True, kw_only=True):
@@ -293,8 +279,8 @@ async def execute(
             await bus.publish(start)
             brackets = Brackets(plan, bus, run_id)
             await replay_kept(run, done, brackets, bus)
-            finished_keys = {r.key for r in done}
-            todo = [i for i in plan.items if i.key not in finished_keys]
+            finished_keys = {r.id.key for r in done}
+            todo = [i for i in plan.items if i.id.key not in finished_keys]
             scheduled = await schedule(run, todo, brackets, bus)
             results = [*done, *scheduled.results]
             end = await finish(run, results, scheduled, brackets, bus, duration_s=time.monotonic() - t0)
@@ -304,14 +290,14 @@ async def execute(
             f"{len(results)} finished trials are in its event log if it still exists; "
             "use a stable, writable --output"
         )
-    order = {item.key: index for index, item in enumerate(plan.items)}
+    order = {item.id.key: index for index, item in enumerate(plan.items)}
     return RunOutcome(
         run_id=run_id,
         run_dir=str(run_dir),
         exit_code=end.exit_code,
         counts=end.counts,
         interrupted=end.interrupted,
-        results=tuple(sorted(results, key=lambda r: order.get(r.key, len(order)))),
+        results=tuple(sorted(results, key=lambda r: order.get(r.id.key, len(order)))),
         summary=end.summary,
         leftovers=scheduled.leftovers,
     )
@@ -392,17 +378,14 @@ async def replay_kept(
     run: RunContext, done: Sequence[TrialResult], brackets: Brackets, bus: EventBus
 ) -> None:
     """A resumed run's finished trials, posted again so every reporter sees the whole run."""
-    by_key = {i.key: i for i in run.plan.items}
+    by_key = {i.id.key: i for i in run.plan.items}
     for prior in done:
-        item = by_key[prior.key]
-        brackets.before(item, run.cases[item.case_id], {})
-        brackets.after(item, prior)
+        brackets.before(by_key[prior.id.key], {})
+        brackets.after(prior)
         await bus.room()
 
 
-async def schedule(
-    run: RunContext, todo: Sequence[WorkItem], brackets: Brackets, bus: EventBus
-) -> Scheduled:
+async def schedule(run: RunContext, todo: Sequence[WorkItem], brackets: Brackets, bus: EventBus) -> Scheduled:
     """Run ``todo`` with --concurrency agents at a time, until done, stopped by a signal, or unwritable.
 
     Finished trials' workspaces are removed off their path; this waits for that, Ctrl-C or not.
@@ -414,7 +397,7 @@ async def schedule(
     # Setting up ahead only pays where there is a workspace to set up, and --concurrency 1 keeps trials
     # strictly one after another (a bootstrap may start what the agent before would see).
     ahead = slots.total > 1 and any(
-        needs_workspace(run.cases[i.case_id], run.providers[i.provider]) for i in todo
+        needs_workspace(run.cases[i.id.case_id], run.providers[i.id.provider]) for i in todo
     )
     async with background_removal() as leftovers, anyio.create_task_group() as tg:
         workers = _Workers(run, todo, brackets, bus, slots=slots, stop=stop, scope=tg.cancel_scope)
@@ -467,11 +450,11 @@ class _Workers:
             # reporters get their turn, and cancellation lands here. Then wait for slow reporters.
             await anyio.lowlevel.checkpoint()
             await bus.room()
-            case = run.cases[item.case_id]
-            self.brackets.before(item, case, workspace_plan(run.suite, case, item, run.settings))
+            case = run.cases[item.id.case_id]
+            self.brackets.before(item, workspace_plan(run.suite, case, item, run.settings))
             try:
                 result = await run_trial(
-                    run.suite, case, item, run.providers[item.provider], run.settings, slots=slots
+                    run.suite, case, item, run.providers[item.id.provider], run.settings, slots=slots
                 )
             except OSError as exc:
                 # The trial could not write its own files: the output dir is gone or unwritable, and every
@@ -479,7 +462,7 @@ class _Workers:
                 self._stop_run(f"{exc.filename or run.run_dir}: {exc.strerror or exc}")
                 return
             self.results.append(result)
-            self.brackets.after(item, result)
+            self.brackets.after(result)
         slots.filled.set()  # nothing left to start: workers still holding back have nothing to wait for
 
     def _stop_run(self, why: str) -> None:

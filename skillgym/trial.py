@@ -77,7 +77,7 @@ class Trial(msgspec.Struct, frozen=True, kw_only=True):
 def trial_dir(settings: TrialSettings, item: WorkItem) -> str:
     # Plain strings, not pathlib or even os.path.join: this runs twice for every trial and both showed in
     # profiles. The run dir is absolute and the key relative, so joining is concatenating.
-    return f"{settings.run_dir}{os.sep}trials{os.sep}{item.key}"
+    return f"{settings.run_dir}{os.sep}trials{os.sep}{item.id.key}"
 
 
 def needs_workspace(case: Case, provider: Provider) -> bool:
@@ -135,9 +135,9 @@ def resolve(suite: Suite, case: Case, item: WorkItem, provider: Provider, settin
     """The trial's condition, preset, folder, hermetic environment and prompt; touches no file."""
     folder = trial_dir(settings, item)
     layout = layout_for(folder)
-    condition = next(c for c in suite.conditions if c.id == item.condition)
+    condition = next(c for c in suite.conditions if c.id == item.id.condition)
     preset = next((p for p in suite.presets if p.id == case.workspace), None)
-    tag = f"{settings.run_id}/{item.key}"
+    tag = f"{settings.run_id}/{item.id.key}"
     isolated = needs_workspace(case, provider)
     env: dict[str, str] = {}
     if isolated:
@@ -152,7 +152,7 @@ def resolve(suite: Suite, case: Case, item: WorkItem, provider: Provider, settin
             case_env=case.env,
             home_env=provider.home_env,
         )
-    prompt = build_prompt(case, injected=settings.injected.get(item.condition, ""))
+    prompt = build_prompt(case, injected=settings.injected.get(item.id.condition, ""))
     return Trial(
         suite=suite,
         case=case,
@@ -336,15 +336,9 @@ async def record(
     )
     finished = clock()
     result = TrialResult(
-        key=item.key,
-        lane=item.lane,
-        case_id=item.case_id,
+        id=item.id,
         category=trial.case.category,
-        condition=item.condition,
-        provider=item.provider,
         model=model,
-        trial=item.trial,
-        fingerprint=item.fingerprint,
         status=status,
         error_class=error[0] if error else None,
         error_message=scrub(error[1], settings.secrets) if error else None,
@@ -411,12 +405,7 @@ async def _clean_up(trial: Trial, *, keep: bool) -> tuple[str, ...]:
 def _request(trial: Trial, *, cwd: str, record_path: str | None) -> ProviderRequest:
     item, budget = trial.item, trial.case.budget
     return ProviderRequest(
-        key=item.key,
-        lane=item.lane,
-        case_id=item.case_id,
-        condition=item.condition,
-        trial=item.trial,
-        fingerprint=item.fingerprint,
+        id=item.id,
         model=item.model,
         prompt=trial.prompt,
         workspace=cwd,
@@ -482,10 +471,10 @@ def _record_path(suite: Suite, item: WorkItem, provider: Provider) -> str:
         Path(suite.root),
         provider=provider.name,
         model=item.model,
-        lane=item.lane,
-        case=item.case_id,
-        condition=item.condition,
-        trial=item.trial,
+        lane=item.id.lane,
+        case=item.id.case_id,
+        condition=item.id.condition,
+        trial=item.id.trial,
     )
     return str(first.resolve())
 
@@ -496,13 +485,8 @@ def _token_usage(trace: Trace | None, item: WorkItem, case: Case, model: str | N
         return None
     return trial_tokens(
         trace.usage,
-        provider=item.provider,
+        id=item.id,
         model=model,
-        lane=item.lane,
-        case_id=item.case_id,
-        condition=item.condition,
-        trial=item.trial,
-        fingerprint=item.fingerprint,
         token_budget_percent=case.token_budget.max_regression_percent,
     )
 

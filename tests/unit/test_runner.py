@@ -19,6 +19,7 @@ from skillgym.events import (
     TrialFinish,
     TrialStart,
 )
+from skillgym.identity import trial_id
 from skillgym.loader import load_suite
 from skillgym.model import Suite
 from skillgym.plan import Plan, build_plan
@@ -73,9 +74,9 @@ def _shape(events: list[Event]) -> list[str]:
             case CaseStart() | CaseFinish():
                 shapes.append(f"{type(e).__name__} {e.case_id}/{e.condition}")
             case TrialStart():
-                shapes.append(f"{type(e).__name__} {e.key}")
+                shapes.append(f"{type(e).__name__} {e.id.key}")
             case TrialFinish():
-                shapes.append(f"{type(e).__name__} {e.result.key} {e.result.status}")
+                shapes.append(f"{type(e).__name__} {e.result.id.key} {e.result.status}")
             case _:
                 shapes.append(type(e).__name__)
     return shapes
@@ -118,7 +119,7 @@ async def test_scheduling_runs_every_trial_inside_its_brackets(tmp_path: Path) -
     async with running_bus(recorder) as bus:
         scheduled = await schedule(run, plan.items, Brackets(plan, bus, "r"), bus)
     assert (scheduled.interrupted, scheduled.output_error, scheduled.leftovers) == (False, None, ())
-    assert [r.key for r in scheduled.results] == [i.key for i in plan.items]  # one at a time: in plan order
+    assert [r.id for r in scheduled.results] == [i.id for i in plan.items]  # one at a time: in plan order
     assert _shape(recorder.events) == [
         "LaneStart prompt",
         "CaseStart a/none",
@@ -146,7 +147,7 @@ async def test_replaying_kept_results_posts_them_as_if_they_had_just_run(tmp_pat
         kept = (await schedule(run, plan.items, Brackets(plan, bus, "r"), bus)).results
     recorder = Recorder()
     async with running_bus(recorder) as bus:
-        await replay_kept(run, sorted(kept, key=lambda r: r.key), Brackets(plan, bus, "r"), bus)
+        await replay_kept(run, sorted(kept, key=lambda r: r.id.key), Brackets(plan, bus, "r"), bus)
     assert _shape(recorder.events) == [
         "LaneStart prompt",
         "CaseStart a/none",
@@ -160,7 +161,7 @@ async def test_replaying_kept_results_posts_them_as_if_they_had_just_run(tmp_pat
         "LaneFinish prompt",
     ]
     finished = [e.result for e in recorder.events if isinstance(e, TrialFinish)]
-    assert finished == sorted(kept, key=lambda r: r.key)  # the very results, not rebuilt ones
+    assert finished == sorted(kept, key=lambda r: r.id.key)  # the very results, not rebuilt ones
 
 
 class RemovesTheRunDir:
@@ -214,15 +215,16 @@ async def test_a_run_dir_removed_between_trials_stops_the_schedule_before_the_ne
 def _result(key: str, status: str) -> TrialResult:
     lane, case, condition, provider, trial = key.split("/")
     return TrialResult(
-        key=key,
-        lane=lane,  # type: ignore[arg-type]
-        case_id=case,
+        id=trial_id(
+            lane=lane,  # type: ignore[arg-type]
+            case_id=case,
+            condition=condition,
+            provider=provider,
+            trial=int(trial.removeprefix("trial-")),
+            fingerprint="f",
+        ),
         category="trigger",
-        condition=condition,
-        provider=provider,
         model=None,
-        trial=int(trial.removeprefix("trial-")),
-        fingerprint="f",
         status=status,  # type: ignore[arg-type]
         started_at=0.0,
         finished_at=1.0,
@@ -256,9 +258,8 @@ async def test_finishing_judges_the_run_and_publishes_run_finish(
     async with running_bus(recorder) as bus:
         brackets = Brackets(plan, bus, "r")
         for result in results:
-            item = next(i for i in plan.items if i.key == result.key)
-            brackets.before(item, run.cases[item.case_id], {})
-            brackets.after(item, result)
+            brackets.before(next(i for i in plan.items if i.id.key == result.id.key), {})
+            brackets.after(result)
         end = await finish(
             run,
             results,

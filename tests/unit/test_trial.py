@@ -121,7 +121,7 @@ async def test_the_wall_clock_limit_ends_a_trial_and_no_limit_lets_it_finish(tmp
     settings = trial.TrialSettings(run_dir=str(tmp_path / "run"), run_id="r")
     cases = {c.id: c for c in suite.cases}
     results = {
-        item.case_id: await trial.run_trial(suite, cases[item.case_id], item, Sleepy(), settings)
+        item.id.case_id: await trial.run_trial(suite, cases[item.id.case_id], item, Sleepy(), settings)
         for item in plan.items
     }
     assert results["slow"].status == "errored"
@@ -139,7 +139,7 @@ async def test_waiting_for_an_agent_slot_does_not_count_against_the_wall_clock_l
     (tmp_path / "evals" / "cases.py").write_text(WALL_SUITE)
     suite = load_suite(tmp_path / "evals")
     plan = build_plan(suite, providers=("stub",), conditions=("none",))
-    (item,) = (i for i in plan.items if i.case_id == "slow")
+    (item,) = (i for i in plan.items if i.id.case_id == "slow")
     (case,) = (c for c in suite.cases if c.id == "slow")
     (tmp_path / "run").mkdir()
     settings = trial.TrialSettings(run_dir=str(tmp_path / "run"), run_id="r")
@@ -195,7 +195,7 @@ async def test_what_cleanup_could_not_undo_joins_the_providers_warnings(
     (tmp_path / "evals" / "cases.py").write_text(WALL_SUITE)
     suite = load_suite(tmp_path / "evals")
     plan = build_plan(suite, providers=("stub",), conditions=("none",))
-    (item,) = (i for i in plan.items if i.case_id == "unlimited")
+    (item,) = (i for i in plan.items if i.id.case_id == "unlimited")
     (case,) = (c for c in suite.cases if c.id == "unlimited")
     (tmp_path / "run").mkdir()
     settings = trial.TrialSettings(run_dir=str(tmp_path / "run"), run_id="r")
@@ -322,7 +322,11 @@ async def test_preparing_a_text_answer_makes_its_folder_and_nothing_else(tmp_pat
     text = _stage_trial(tmp_path, "answer", Sleepy(), record=True)
     request = await trial.prepare_workspace(text, Sleepy())
     assert os.listdir(text.folder) == []
-    assert (request.key, request.case_id, request.trial_dir) == (text.item.key, "answer", text.folder)
+    assert (request.id.key, request.id.case_id, request.trial_dir) == (
+        text.item.id.key,
+        "answer",
+        text.folder,
+    )
     assert request.workspace == text.layout.workspace and request.env == {}
     # --record: the cassette goes into the suite, where replay finds it.
     assert request.record_path is not None
