@@ -21,7 +21,7 @@ import msgspec
 from . import __version__
 from .bus import EventBus, Subscriber, running_bus
 from .claim import claim_run_dir
-from .errors import SkillgymError
+from .errors import ExitCode, SkillgymError
 from .events import (
     CaseFinish,
     CaseStart,
@@ -47,8 +47,6 @@ from .snapshots import SnapshotOptions
 from .snapshots.apply import finish_summary
 from .trial import TrialSettings, needs_workspace, run_trial, workspace_plan
 from .workspaces import EnvironmentSetupError, background_removal, injected_text
-
-EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 130
 
 
 class OutputError(SkillgymError):
@@ -491,7 +489,7 @@ async def finish(
         results, run.suite, run.options.snapshots, run_id=run.run_id, interrupted=interrupted
     )
     passed = counts.passed == counts.total and not snapshot.fails_run
-    exit_code = EXIT_INTERRUPTED if interrupted else (EXIT_OK if passed else EXIT_FAILED)
+    exit_code: int = ExitCode.INTERRUPTED if interrupted else (ExitCode.OK if passed else ExitCode.FAILED)
     if scheduled.output_error is not None:
         exit_code = OutputError.exit_code
     end = RunFinish(

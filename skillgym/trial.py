@@ -21,6 +21,7 @@ from typing import Any, Literal, TypeAlias
 import anyio
 import msgspec
 
+from .errors import SkillgymError
 from .files import write_atomic
 from .grading import GradeContext, grade
 from .grading.verifiers import VerifierError
@@ -272,7 +273,7 @@ async def invoke(provider: Provider, request: ProviderRequest) -> ProviderResult
     return ProviderResult(ok=False, trace=Trace(), error_class="timeout", error_message=message)
 
 
-class GraderError(Exception):
+class GraderError(SkillgymError, RuntimeError):
     """The suite's grading broke on this trial (a verifier error or a grader crash): a grader-error."""
 
 
