@@ -8,9 +8,12 @@ from pathlib import Path
 import msgspec
 
 from .errors import SkillgymError
-from .events import EVENT_SCHEMA, Event, RunFinish, RunStart, TrialFinish, event_decoder
+from .events import READABLE_EVENT_SCHEMAS, Event, RunFinish, RunStart, TrialFinish, event_decoder
 from .model import Data
-from .results import TrialResult
+from .results import RESULT_SCHEMA, TrialResult
+
+# The identity's fields, which schema 1 keeps at the top level of trial.start and of a result.
+_ID_FIELDS = ("lane", "case_id", "condition", "provider", "trial", "fingerprint")
 
 
 class EventLogError(SkillgymError):
@@ -39,16 +42,20 @@ def read_run_log(run_dir: Path) -> RunLog:
     truncated = bool(lines[-1])  # a complete log ends with a newline, leaving an empty last piece
     body = lines[:-1]
     events: list[Event] = []
+    schema = 0  # of the segment being read: a resumed run's segment may be newer than the ones before
     for number, line in enumerate(body, start=1):
         if not line.strip():
             continue
         try:
-            events.append(event_decoder.decode(line))
+            event = decode_event(line, legacy=schema == 1)
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
             raise EventLogError(f"{path}:{number}: not a skillgym event ({exc}); the log is damaged") from exc
+        if isinstance(event, RunStart):
+            schema = event.schema
+        events.append(event)
     if truncated:
         try:  # a last line that happens to be whole but lacks its newline still counts
-            events.append(event_decoder.decode(lines[-1]))
+            events.append(decode_event(lines[-1], legacy=schema == 1))
             truncated = False
         except (msgspec.DecodeError, msgspec.ValidationError):
             pass
@@ -58,16 +65,16 @@ def read_run_log(run_dir: Path) -> RunLog:
     segment = events[starts[-1] :]
     start = segment[0]
     assert isinstance(start, RunStart)
-    if start.schema != EVENT_SCHEMA:
+    if start.schema not in READABLE_EVENT_SCHEMAS:
         raise EventLogError(
-            f"{path}: event schema {start.schema} is not the {EVENT_SCHEMA} this skillgym reads; "
-            "use the skillgym version that wrote it"
+            f"{path}: event schema {start.schema} is not one this skillgym reads "
+            f"({', '.join(map(str, READABLE_EVENT_SCHEMAS))}); use the skillgym version that wrote it"
         )
     results: dict[str, TrialResult] = {}
     for event in segment:
         if isinstance(event, TrialFinish):
-            results.pop(event.result.key, None)
-            results[event.result.key] = event.result
+            results.pop(event.result.id.key, None)
+            results[event.result.id.key] = event.result
     finish = next((e for e in reversed(segment) if isinstance(e, RunFinish)), None)
     return RunLog(start=start, results=tuple(results.values()), finish=finish, truncated_tail=truncated)
 
@@ -84,7 +91,7 @@ def mend_tail(run_dir: Path) -> None:
         return
     keep = data.rfind(b"\n") + 1
     try:
-        event_decoder.decode(data[keep:])
+        decode_event(data[keep:], legacy=True)
     except (msgspec.DecodeError, msgspec.ValidationError):
         with path.open("r+b") as handle:
             handle.truncate(keep)
@@ -92,3 +99,33 @@ def mend_tail(run_dir: Path) -> None:
         return
     with path.open("ab") as handle:
         handle.write(b"\n")
+
+
+def decode_event(line: bytes, *, legacy: bool = False) -> Event:
+    """One line of events.jsonl; with ``legacy``, a schema-1 event is read too, in today's shape.
+
+    Raises msgspec.DecodeError or msgspec.ValidationError for a line that is not an event.
+    """
+    try:
+        return event_decoder.decode(line)
+    except msgspec.ValidationError:
+        if not legacy:
+            raise
+        upgraded: Event = msgspec.convert(_from_schema_1(msgspec.json.decode(line)), Event)
+        return upgraded
+
+
+def _from_schema_1(event: object) -> object:
+    """A schema-1 event as today's schema has it: trial.start's and each result's identity in ``id``."""
+    if not isinstance(event, dict):
+        return event  # not an event: converting it fails with a message that says so
+    if event.get("type") == "trial.start":
+        return _nest_id(event)
+    if event.get("type") == "trial.finish" and isinstance(event.get("result"), dict):
+        return {**event, "result": {**_nest_id(event["result"]), "schema": RESULT_SCHEMA}}
+    return event
+
+
+def _nest_id(flat: dict[str, object]) -> dict[str, object]:
+    rest = {k: v for k, v in flat.items() if k not in _ID_FIELDS and k != "key"}
+    return {**rest, "id": {"key": flat.get("key"), **{k: flat.get(k) for k in _ID_FIELDS if k in flat}}}

@@ -6,10 +6,14 @@ from typing import Any, TypeAlias
 
 import msgspec
 
+from .identity import TrialId
 from .model import Data, Lane
 from .results import TrialResult
 
-EVENT_SCHEMA = 1
+EVENT_SCHEMA = 2
+# Schema 1 logs (trial.start and results with the identity's fields at the top level, not in `id`) are
+# still read: eventlog upgrades their events as it reads them.
+READABLE_EVENT_SCHEMAS: tuple[int, ...] = (1, EVENT_SCHEMA)
 
 
 class Counts(Data, frozen=True, kw_only=True):
@@ -66,14 +70,8 @@ class CaseStart(_Event, frozen=True, kw_only=True, tag="case.start"):
 
 
 class TrialStart(_Event, frozen=True, kw_only=True, tag="trial.start"):
-    key: str
-    lane: Lane
-    case_id: str
-    condition: str
-    provider: str
-    model: str | None
-    trial: int
-    fingerprint: str
+    id: TrialId
+    model: str | None  # what the run asks for; the result says which model answered
     workspace: dict[str, Any] = {}  # the resolved workspace plan, secrets redacted
 
 

@@ -138,19 +138,20 @@ class ReplayProvider:
                 self._suite_root,
                 provider=provider,
                 model=model,
-                lane=request.lane,
-                case=request.case_id,
-                condition=request.condition,
-                trial=request.trial,
+                lane=request.id.lane,
+                case=request.id.case_id,
+                condition=request.id.condition,
+                trial=request.id.trial,
             )
         except CassetteError as exc:
             return _failed("provider-error", str(exc))
         path = find_cassette(candidates)
         if path is None:
+            trial = request.id
             return _failed(
                 "provider-error",
-                f"no cassette for {request.lane} case {request.case_id!r}, condition {request.condition!r}, "
-                f"trial {request.trial}: looked for {candidates[0]} and then {candidates[1]}; record one "
+                f"no cassette for {trial.lane} case {trial.case_id!r}, condition {trial.condition!r}, "
+                f"trial {trial.trial}: looked for {candidates[0]} and then {candidates[1]}; record one "
                 f"with --record --provider {provider} --model {model}",
             )
         try:
@@ -172,7 +173,7 @@ class ReplayProvider:
                 cassette=str(path),
                 warnings=warnings,
             )
-        if request.lane in REENACT_LANES:
+        if request.id.lane in REENACT_LANES:
             deadline = started + request.timeout_s
             trace, timed_out, more = await _reenact(trace, request, deadline)
             warnings += more
@@ -246,13 +247,13 @@ def _load(path: Path, stdout_path: Path) -> tuple[CassetteMeta, Trace]:
 
 def _warnings(meta: CassetteMeta, request: ProviderRequest, path: Path) -> tuple[str, ...]:
     found: list[str] = []
-    if meta.fingerprint != request.fingerprint:
+    if meta.fingerprint != request.id.fingerprint:
         found.append(
-            f"cassette recorded for fingerprint {meta.fingerprint}, case is now {request.fingerprint}: "
+            f"cassette recorded for fingerprint {meta.fingerprint}, case is now {request.id.fingerprint}: "
             f"re-record with --record ({path})"
         )
     recorded = (meta.lane, meta.case, meta.condition)
-    wanted = (request.lane, request.case_id, request.condition)
+    wanted = (request.id.lane, request.id.case_id, request.id.condition)
     if recorded != wanted:
         found.append(
             f"cassette {path} says it was recorded for {'/'.join(recorded)} but is stored as "
