@@ -27,19 +27,36 @@ import run  # noqa: E402  (the harness next to this file: suites, timing wrapper
 
 class Sample(NamedTuple):
     value: float  # the figure compared: seconds
-    cpu: float  # skillgym's own CPU seconds (user + system)
+    cpu: float  # the skillgym process's own CPU seconds (user + system), its children not included
     peak_mb: float
+
+
+# skillgym's CLI in this interpreter, printing its own CPU time as the last line of stderr when it exits:
+# the agents' CPU (three programs per trial) would hide the harness's in the children's total.
+_OWN_CPU = """\
+import atexit, resource, runpy, sys
+def _report():
+    use = resource.getrusage(resource.RUSAGE_SELF)
+    sys.stderr.write(f"\\nown-cpu {use.ru_utime + use.ru_stime:.6f}\\n")
+atexit.register(_report)
+sys.argv = ["skillgym", *sys.argv[1:]]
+runpy.run_module("skillgym", run_name="__main__", alter_sys=True)
+"""
 
 
 Side = Callable[[Path, Path, int], Sample]  # (checkout, scratch, run number) -> one sample
 
 
-def _cli(checkout: Path, args: list[str], cwd: Path) -> run.Measured:
-    argv = [sys.executable, "-m", "skillgym", *args]
+def _cli(checkout: Path, args: list[str], cwd: Path) -> tuple[run.Measured, float]:
+    """``skillgym ARGS`` from ``checkout``, timed; and the skillgym process's own CPU seconds."""
+    argv = [sys.executable, "-c", _OWN_CPU, *args]
     measured = run._timed(argv, cwd, env={"PYTHONPATH": str(checkout)})
     if measured.rc != 0:
         raise RuntimeError(f"{checkout}: exit {measured.rc}: {run._why(measured)}")
-    return measured
+    own = measured.stderr.rstrip().rsplit("\n", 1)[-1]
+    if not own.startswith("own-cpu "):
+        raise RuntimeError(f"{checkout}: no CPU figure at the end of stderr: {own[-200:]!r}")
+    return measured, float(own.split()[1])
 
 
 def _stub(trials: int, on_tmpfs: bool) -> tuple[Callable[[Path], None], Side]:
@@ -52,8 +69,8 @@ def _stub(trials: int, on_tmpfs: bool) -> tuple[Callable[[Path], None], Side]:
     def side(checkout: Path, scratch: Path, number: int) -> Sample:
         with tempfile.TemporaryDirectory(dir="/dev/shm" if on_tmpfs else scratch) as out:
             args = ["run", "--suite", str(suite["path"]), "--provider", "stub", "--concurrency", "64"]
-            measured = _cli(checkout, [*args, "--output", str(Path(out) / "runs")], scratch)
-        return Sample(measured.wall, measured.cpu, measured.peak_mb)
+            measured, own = _cli(checkout, [*args, "--output", str(Path(out) / "runs")], scratch)
+        return Sample(measured.wall, own, measured.peak_mb)
 
     return setup, side
 
@@ -75,8 +92,8 @@ def _concurrency() -> tuple[Callable[[Path], None], Side]:
         out = scratch / f"runs-concurrency-{checkout.name}-{number}"
         args = ["run", "--suite", str(made["suite"]), "--provider", "command"]
         args += ["--agent-command", f"sh {made['script']}", "--concurrency", "50", "--output", str(out)]
-        measured = _cli(checkout, args, scratch)
-        return Sample(run._run_span(out), measured.cpu, measured.peak_mb)
+        measured, own = _cli(checkout, args, scratch)
+        return Sample(run._run_span(out), own, measured.peak_mb)
 
     return setup, side
 
@@ -90,9 +107,13 @@ BENCHES: dict[str, Callable[[], tuple[Callable[[Path], None], Side]]] = {
 
 def _line(samples: list[Sample]) -> str:
     values = ", ".join(f"{s.value:.2f}" for s in samples)
+    cpus = ", ".join(f"{s.cpu:.2f}" for s in samples)
     cpu = statistics.median(s.cpu for s in samples)
     peak = statistics.median(s.peak_mb for s in samples)
-    return f"median {statistics.median(s.value for s in samples):.3f} s ({values}); CPU {cpu:.2f} s; {peak:.0f} MB"
+    return (
+        f"median {statistics.median(s.value for s in samples):.3f} s ({values}); "
+        f"skillgym's own CPU median {cpu:.2f} s ({cpus}); {peak:.0f} MB peak RSS"
+    )
 
 
 def main() -> int:
@@ -126,10 +147,16 @@ def main() -> int:
             ratio = statistics.median(s.value for s in results[after]) / statistics.median(
                 s.value for s in results[before]
             )
+            cpu_ratio = statistics.median(s.cpu for s in results[after]) / statistics.median(
+                s.cpu for s in results[before]
+            )
             print(f"\n{name} ({args.pairs} pairs, order alternating)")
             print(f"  before: {_line(results[before])}")
             print(f"  after:  {_line(results[after])}")
-            print(f"  after / before: {ratio:.3f} of the medians; after faster or equal in {wins} of {args.pairs} pairs")
+            print(
+                f"  after / before: {ratio:.3f} of the medians, {cpu_ratio:.3f} of the own-CPU medians; "
+                f"after faster or equal in {wins} of {args.pairs} pairs"
+            )
     load = os.getloadavg()
     print(f"\n{time.perf_counter() - started:.0f} s; 1/5/15-min load at end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     return 0
