@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import run  # noqa: E402  (the harness next to this file: suites, timing wrapper, run spans)
+import run  # the harness next to this file: suites, timing wrapper, run spans
 
 
 class Sample(NamedTuple):
@@ -59,15 +59,19 @@ def _cli(checkout: Path, args: list[str], cwd: Path) -> tuple[run.Measured, floa
     return measured, float(own.split()[1])
 
 
-def _stub(trials: int, on_tmpfs: bool) -> tuple[Callable[[Path], None], Side]:
-    """N stub trials (the stub pipeline benchmark's run); its figure is wall seconds."""
+def _stub(trials: int) -> tuple[Callable[[Path], None], Side]:
+    """N stub trials (the stub pipeline benchmark's run), output on tmpfs; its figure is wall seconds.
+
+    Not on ext4: there, creating files right after a run deleted its folders costs kernel time (so CPU
+    time too) that swings several-fold from run to run (BENCHMARKS.md, "Machine").
+    """
     suite: dict[str, Path] = {}
 
     def setup(scratch: Path) -> None:
         suite["path"] = run._generated_suite(scratch / f"evals-{trials}", trials // 4)
 
     def side(checkout: Path, scratch: Path, number: int) -> Sample:
-        with tempfile.TemporaryDirectory(dir="/dev/shm" if on_tmpfs else scratch) as out:
+        with tempfile.TemporaryDirectory(dir="/dev/shm") as out:
             args = ["run", "--suite", str(suite["path"]), "--provider", "stub", "--concurrency", "64"]
             measured, own = _cli(checkout, [*args, "--output", str(Path(out) / "runs")], scratch)
         return Sample(measured.wall, own, measured.peak_mb)
@@ -100,8 +104,8 @@ def _concurrency() -> tuple[Callable[[Path], None], Side]:
 
 BENCHES: dict[str, Callable[[], tuple[Callable[[Path], None], Side]]] = {
     "concurrency": _concurrency,
-    "stub_1000": lambda: _stub(1_000, on_tmpfs=False),
-    "stub_20000_tmpfs": lambda: _stub(20_000, on_tmpfs=True),
+    "stub_1000_tmpfs": lambda: _stub(1_000),
+    "stub_20000_tmpfs": lambda: _stub(20_000),
 }
 
 
@@ -116,8 +120,15 @@ def _line(samples: list[Sample]) -> str:
     )
 
 
+def _load() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"1/5/15-min load average {one:.2f} {five:.2f} {fifteen:.2f}"
+
+
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("before", type=Path, help="the other checkout (before)")
     parser.add_argument("--pairs", type=int, default=5, help="pairs per benchmark (default 5)")
     parser.add_argument("--only", default=",".join(BENCHES), help=f"comma-separated: {', '.join(BENCHES)}")
@@ -128,9 +139,8 @@ def main() -> int:
     names = [name for name in args.only.split(",") if name]
     if unknown := [name for name in names if name not in BENCHES]:
         parser.error(f"unknown benchmark {unknown[0]!r}; choose from {', '.join(BENCHES)}")
-    load = os.getloadavg()
     started = time.perf_counter()
-    print(f"before: {before}\nafter:  {after}\n1/5/15-min load at start: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    print(f"before: {before}\nafter:  {after}\nat start: {_load()}")
     with tempfile.TemporaryDirectory(dir=run._scratch()) as tmp:
         scratch = Path(tmp)
         for name in names:
@@ -157,8 +167,7 @@ def main() -> int:
                 f"  after / before: {ratio:.3f} of the medians, {cpu_ratio:.3f} of the own-CPU medians; "
                 f"after faster or equal in {wins} of {args.pairs} pairs"
             )
-    load = os.getloadavg()
-    print(f"\n{time.perf_counter() - started:.0f} s; 1/5/15-min load at end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    print(f"\n{time.perf_counter() - started:.0f} s; at end: {_load()}")
     return 0
 
 
