@@ -482,7 +482,7 @@ async def test_many_children_run_at_once_without_a_thread_each(
                 tg.start_soon(one, code)
     assert sorted(c for c in codes if c is not None) == list(range(16))
     if hasattr(os, "pidfd_open"):
-        # Children are started from worker threads, which are reused; waiting for them takes none.
+        # Children are started on the loop and their exits noticed through pidfds: no thread each.
         assert peak_threads - threading.active_count() < 8
 
 
