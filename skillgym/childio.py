@@ -5,13 +5,13 @@ and a pidfd (Linux's handle on a process's exit) with the running asyncio loop's
 ``add_writer``, and wakes its waiters through loop futures. Everything else runs children through
 ``skillgym.process.run_process``, which uses only ``Child`` below and anyio's public API.
 
-Why not ``anyio.open_process``: asyncio's subprocess transport behind it, with a task per pipe, spends
-about 1.7 times the event-loop time per child (about 0.6 ms more), and before Python 3.12 it also waits
-for each child in a thread of its own. At dozens of agents at once the loop starts them one after
-another, so that time delays the last agent of a wave and the whole run: 400 trials of a 0.25 s agent at
-concurrency 50 take about 1.2 times as long (BENCHMARKS.md, "Process and bus code confined"). Here a
-child costs a ``Popen`` (which returns once the child has exec'd, about a millisecond), two or three
-readers and no task, thread or child watcher. The loop must be asyncio's (anyio's asyncio backend).
+Why not ``anyio.open_process``: asyncio's subprocess transport behind it, with a task per pipe, costs
+the event loop about 1.7 times the CPU time per child, and before Python 3.12 it waits for each child in
+a thread of its own. At dozens of agents at once the loop starts them one after another, so that time
+delays the last agent of each wave, and the run with it (figures in BENCHMARKS.md, "Process and bus code
+confined"). Here a child costs a ``Popen`` (which returns once the child has exec'd, about a
+millisecond), two or three readers and no task, thread or child watcher. The loop must be asyncio's
+(anyio's asyncio backend), as it is for the rest of skillgym's runner.
 """
 
 from __future__ import annotations
