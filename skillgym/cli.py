@@ -7,18 +7,19 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 from rich.console import Console
 
 from . import __version__
 from .console import columns, make_console
-from .errors import SkillgymError, UsageError
+from .errors import ExitCode, SkillgymError, UsageError
 from .fingerprint import short
 from .loader import load_suite
 from .model import LANES, WorkspacePreset
 from .plan import Plan, build_plan
+from .plugins import PROVIDERS, REPORTERS
 from .redact import redact_env, secret_values
 from .snapshots.commands import (
     add_run_flags,
@@ -32,16 +33,34 @@ from .snapshots.commands import (
 if TYPE_CHECKING:
     from .runner import RunOutcome
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 DEFAULT_CONCURRENCY = 4
-# Mirrors providers.PROVIDER_NAMES (a test keeps them equal) without importing the engine for `list`.
-PROVIDERS = ("replay", "stub", "command", "claude", "codex")
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """Fills ``{providers}`` and ``{reporters}`` in help texts from the plug-in registry.
+
+    Only when help is shown: loading every plug-in is not worth its time for `list` or a run's flags.
+    """
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = super()._get_help_string(action)
+        if text is None or "{" not in text:
+            return text
+        return text.replace("{providers}", ", ".join(PROVIDERS.names())).replace(
+            "{reporters}", ", ".join(REPORTERS.names())
+        )
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose help, and its subcommands' help, fills in the registered plug-ins."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="skillgym", description="Measure how well coding agents use a skill."
-    )
+    parser = _Parser(prog="skillgym", description="Measure how well coding agents use a skill.")
     parser.add_argument("--version", action="version", version=f"skillgym {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -58,7 +77,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--condition", action="append", default=[], metavar="C", help="condition (repeatable)")
     run.add_argument("--case", action="append", default=[], metavar="ID", help="case id (repeatable)")
     run.add_argument(
-        "--provider", action="append", default=[], metavar="P", help=f"provider ({', '.join(PROVIDERS)})"
+        "--provider", action="append", default=[], metavar="P", help="provider: {providers} (default replay)"
     )
     run.add_argument("--model", default=None, help="model id passed to the provider")
     run.add_argument("--trials", type=int, default=1, help="trials per case and condition (default 1)")
@@ -94,7 +113,7 @@ def _parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="NAME",
-        help="add a reporter: console, jsonl, junit, final (events and final are always on)",
+        help="add a reporter: {reporters} (events and final are always on)",
     )
     run.add_argument(
         "--reporter-output", metavar="PATH", help="where the jsonl reporter writes (- for stdout)"
@@ -126,7 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.exit_code
     except KeyboardInterrupt:
         err.print("skillgym: interrupted", markup=False)
-        return EXIT_INTERRUPTED
+        return ExitCode.INTERRUPTED
 
 
 def _list(args: argparse.Namespace, out: Console) -> int:
@@ -147,13 +166,13 @@ def _list(args: argparse.Namespace, out: Console) -> int:
             for c in cases
         ]
         out.out(msgspec.json.encode(rows).decode(), highlight=False)
-        return EXIT_OK
+        return ExitCode.OK
     table = [["LANE", "ID", "CATEGORY", "CONDITIONS", "FINGERPRINT"]]
     table += [[c.lane, c.id, c.category, ",".join(c.conditions), short(c.fingerprint)] for c in cases]
     for line in columns(table):
         out.print(line, markup=False)
     out.print(f"{len(cases)} case(s)", markup=False)
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def _report(args: argparse.Namespace, out: Console, err: Console) -> int:
@@ -169,7 +188,7 @@ def _report(args: argparse.Namespace, out: Console, err: Console) -> int:
     c = report.counts
     out.print(f"rebuilt {args.run_dir / 'report.json'} and report.md from events.jsonl", markup=False)
     out.print(f"{c.total} trials: {c.passed} passed, {c.failed} failed, {c.errored} errored", markup=False)
-    return EXIT_OK
+    return ExitCode.OK
 
 
 # Flags that shape the plan: a resumed run keeps the plan it started with.
@@ -214,9 +233,9 @@ def _run(args: argparse.Namespace, out: Console) -> int:
     )
     if args.dry_run:
         _print_plan(plan, out, as_json=args.json)
-        return EXIT_OK
+        return ExitCode.OK
     # The engine is imported only when a run really starts: `list` and `--dry-run` stay fast.
-    from .launch import build_reporters, start_run
+    from .launch import build_reporters, run_dir_of, start_run
     from .providers.command import with_absolute_program
     from .report import load_report
     from .runner import RunOptions, new_run_id
@@ -239,20 +258,15 @@ def _run(args: argparse.Namespace, out: Console) -> int:
         secrets=secret_values(os.environ),
         snapshots=snapshots,
     )
-    run_dir = Path(options.output) / str(options.run_id)
     # Reporter flags are checked before anything runs or is written.
-    build_reporters(
-        reporters, run_dir=run_dir, console=out, reporter_output=args.reporter_output, baseline=None
-    )
-    outcome = start_run(
-        plan,
-        suite,
-        options,
-        reporters=reporters,
+    subscribers = build_reporters(
+        reporters,
+        run_dir=run_dir_of(options),
         console=out,
         reporter_output=args.reporter_output,
         baseline=baseline,
     )
+    outcome = start_run(plan, suite, options, subscribers)
     _closing_lines(outcome, reporters, out)
     return after_run(outcome.summary, out, outcome.exit_code)
 
@@ -299,11 +313,8 @@ def _resume(args: argparse.Namespace, out: Console, reporters: list[str]) -> int
 
 
 def _providers(given: Sequence[str]) -> tuple[str, ...]:
-    unknown = [p for p in given if p not in PROVIDERS]
-    if unknown:
-        raise UsageError(
-            f"unknown provider {unknown[0]!r} given to --provider; valid providers: {', '.join(PROVIDERS)}"
-        )
+    for name in given:
+        PROVIDERS.get(name)  # an unknown name is a UsageError listing the valid ones
     return tuple(given) or ("replay",)
 
 

@@ -16,16 +16,13 @@ from .eventlog import mend_tail, read_run_log
 from .loader import load_suite
 from .model import Suite
 from .plan import Plan, build_plan
+from .plugins import REPORTERS
 from .report import Report, load_report
-from .reporters.console import ConsoleReporter
+from .reporters.base import ReporterContext, ReportListener
 from .reporters.events_log import EventLogWriter
 from .reporters.final import FinalReporter, report_from, write_report
-from .reporters.jsonl import JsonlReporter
-from .reporters.junit import JunitReporter
 from .results import TrialResult
 from .runner import RunOptions, RunOutcome, execute
-
-REPORTERS = ("console", "jsonl", "junit", "final")
 
 
 def build_reporters(
@@ -35,47 +32,32 @@ def build_reporters(
     console: Console,
     reporter_output: str | None,
     baseline: Report | None,
-) -> tuple[list[Subscriber], FinalReporter]:
-    """The always-on event log and final report, plus every named reporter (naming never replaces)."""
-    unknown = [n for n in names if n not in REPORTERS]
-    if unknown:
-        raise UsageError(
-            f"unknown reporter {unknown[0]!r} given to --reporter; valid reporters: {', '.join(REPORTERS)}"
-        )
+) -> list[Subscriber]:
+    """The always-on event log and final report, plus every named reporter (naming never replaces).
+
+    Built once, before the run: a flag mistake is a ``UsageError`` before anything is written.
+    """
+    plugins = [REPORTERS.get(name) for name in dict.fromkeys(names)]  # unknown names fail here
     if reporter_output is not None and "jsonl" not in names:
         raise UsageError(
             "--reporter-output is where the jsonl reporter writes: add --reporter jsonl, or drop it"
         )
-    if "jsonl" in names and reporter_output is None:
-        raise UsageError("--reporter jsonl needs --reporter-output PATH (or - for stdout)")
-    final = FinalReporter(run_dir, baseline=baseline)
-    subscribers: list[Subscriber] = [EventLogWriter(run_dir / "events.jsonl"), final]
-    if "console" in names:
-        subscribers.append(ConsoleReporter(console, report_path=str(run_dir / "report.md")))
-    if "jsonl" in names:
-        assert reporter_output is not None
-        subscribers.append(JsonlReporter(reporter_output))
-    if "junit" in names:
-        subscribers.append(JunitReporter(run_dir / "junit.xml"))
-    return subscribers, final
-
-
-def start_run(
-    plan: Plan,
-    suite: Suite,
-    options: RunOptions,
-    *,
-    reporters: Sequence[str],
-    console: Console,
-    reporter_output: str | None,
-    baseline: Report | None,
-) -> RunOutcome:
-    """A fresh run in ``<output>/<run-id>``."""
-    run_dir = (Path(options.output) / str(options.run_id)).resolve()
-    subscribers, _ = build_reporters(
-        reporters, run_dir=run_dir, console=console, reporter_output=reporter_output, baseline=baseline
+    context = ReporterContext(run_dir=run_dir, console=console, output=reporter_output, baseline=baseline)
+    named = [plugin.from_context(context) for plugin in plugins if plugin is not FinalReporter]
+    final = FinalReporter(
+        run_dir, baseline=baseline, listeners=[s for s in named if isinstance(s, ReportListener)]
     )
-    return anyio.run(lambda: execute(plan, suite, options, subscribers, run_dir=run_dir))
+    return [EventLogWriter(run_dir / "events.jsonl"), final, *named]
+
+
+def run_dir_of(options: RunOptions) -> Path:
+    """Where a fresh run writes: ``<output>/<run-id>``, absolute."""
+    return (Path(options.output) / str(options.run_id)).resolve()
+
+
+def start_run(plan: Plan, suite: Suite, options: RunOptions, subscribers: Sequence[Subscriber]) -> RunOutcome:
+    """A fresh run in ``run_dir_of(options)``, reported to ``subscribers`` (see ``build_reporters``)."""
+    return anyio.run(lambda: execute(plan, suite, options, subscribers, run_dir=run_dir_of(options)))
 
 
 def resume_run(
@@ -121,7 +103,7 @@ def resume_run(
             secrets=secrets,
         )
         baseline = load_report(Path(start.baseline_report)) if start.baseline_report else None
-        subscribers, _ = build_reporters(
+        subscribers = build_reporters(
             reporters,
             run_dir=run_dir.resolve(),
             console=console,

@@ -15,6 +15,7 @@ from typing import Any, Literal
 import anyio
 import msgspec
 
+from .errors import SkillgymError
 from .files import write_atomic
 from .grading import GradeContext, grade
 from .grading.verifiers import VerifierError
@@ -109,6 +110,7 @@ async def run_trial(
             lane=case.lane,
             condition_env=condition.env,
             case_env=case.env,
+            home_env=provider.home_env,
         )
     prompt = build_prompt(case, injected=settings.injected.get(item.condition, ""))
     if not isolated:
@@ -134,6 +136,7 @@ async def run_trial(
                         preset=preset,
                         env=env,
                         skill_dirs=provider.skill_dirs,
+                        home_env=provider.home_env,
                         # The trial's folder and prompt.txt, from the worker thread that makes the workspace:
                         # on a busy disk a mkdir can take a millisecond, and the loop runs the other trials.
                         first=functools.partial(
@@ -316,7 +319,7 @@ async def _invoke(provider: Provider, request: ProviderRequest) -> ProviderResul
     return ProviderResult(ok=False, trace=Trace(), error_class="timeout", error_message=message)
 
 
-class _GraderError(Exception):
+class _GraderError(SkillgymError, RuntimeError):
     pass
 
 

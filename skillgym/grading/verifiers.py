@@ -22,6 +22,7 @@ from typing import Any, Final
 import anyio.to_thread
 import msgspec
 
+from ..errors import SkillgymError
 from ..model import (
     ArtifactExists,
     CommandCheck,
@@ -32,9 +33,11 @@ from ..model import (
     NoLiveSessions,
     Verifier,
 )
+from ..plugins import VERIFIER_KINDS, verifier_kind
 from ..process import ProcessStartError, run_process
 from ..results import CheckOutcome
-from .artifacts import PathEscapeError, find_artifacts, inside, judge_artifacts
+from ..workspaces.paths import UnsafePathError, resolve_inside
+from .artifacts import find_artifacts, judge_artifacts
 from .context import GradeContext
 from .patterns import compile_pattern, show_pattern
 
@@ -54,7 +57,7 @@ _NO_SERVER: Final = (
 _Verdict = tuple[bool, str]
 
 
-class VerifierError(Exception):
+class VerifierError(SkillgymError, RuntimeError):
     """A verifier gave no verdict; the message names it and says what went wrong."""
 
 
@@ -84,23 +87,25 @@ def _workspace_file(ctx: GradeContext, relative: str) -> tuple[Path | None, str]
     verifier's error.
     """
     try:
-        path = inside(Path(ctx.workspace), relative)
+        path = resolve_inside(Path(ctx.workspace), relative, within="the workspace")
         if not path.exists():
             return None, f"{relative} does not exist in the workspace"
         if not path.is_file():
             return None, f"{relative} is not a regular file"
-    except PathEscapeError as exc:
+    except UnsafePathError as exc:
         return None, str(exc)
     except (OSError, RuntimeError) as exc:
         return None, f"cannot resolve {relative} in the workspace ({_unresolvable(exc)})"
     return path, ""
 
 
+@verifier_kind("file-exists")
 async def _file_exists(v: FileExists, ctx: GradeContext) -> _Verdict:
     path, problem = _workspace_file(ctx, v.path)
     return (True, f"{v.path} exists") if path is not None else (False, problem)
 
 
+@verifier_kind("file-contains")
 async def _file_contains(v: FileContains, ctx: GradeContext) -> _Verdict:
     path, problem = _workspace_file(ctx, v.path)
     if path is None:
@@ -120,6 +125,7 @@ def _clip(text: str, limit: int = 60) -> str:
     return repr(text if len(text) <= limit else text[: limit - 3] + "...")
 
 
+@verifier_kind("fixture-log")
 async def _fixture_log(v: FixtureLogContains, ctx: GradeContext) -> _Verdict:
     if not v.fixture or Path(v.fixture).name != v.fixture or v.fixture in {".", ".."}:
         return False, f"fixture name {v.fixture!r} is not a plain name, so it has no log file"
@@ -168,6 +174,7 @@ def _env(ctx: GradeContext, **extra: str) -> dict[str, str]:
     return env
 
 
+@verifier_kind("command")
 async def _command(v: CommandCheck, ctx: GradeContext) -> _Verdict:
     shown = shlex.join(v.argv)
     try:
@@ -210,6 +217,7 @@ def _sockets(tmux_tmpdir: Path) -> list[Path]:
     return found
 
 
+@verifier_kind("no-live-sessions")
 async def _no_live_sessions(v: NoLiveSessions, ctx: GradeContext) -> _Verdict:
     root = Path(ctx.tmux_tmpdir)
     sockets = _sockets(root) if root.is_dir() else []
@@ -241,6 +249,7 @@ async def _no_live_sessions(v: NoLiveSessions, ctx: GradeContext) -> _Verdict:
     return True, f"no live tmux session on {len(sockets)} socket(s) under {root}"
 
 
+@verifier_kind("artifact-exists")
 async def _artifact_exists(v: ArtifactExists, ctx: GradeContext) -> _Verdict:
     workspace = Path(ctx.workspace)
     if not workspace.is_dir():
@@ -292,6 +301,7 @@ def _import_from_suite(module_name: str, suite_root: str) -> Any:
     return importlib.import_module(module_name)
 
 
+@verifier_kind("custom")
 async def _custom(v: CustomVerifier, ctx: GradeContext) -> _Verdict:
     module_name, _, function_name = v.target.partition(":")
     try:
@@ -352,22 +362,18 @@ async def _in_own_thread(function: Callable[..., object], *args: object) -> obje
 
 
 async def _judge(verifier: Verifier, ctx: GradeContext) -> _Verdict:
-    match verifier:
-        case FileExists():
-            return await _file_exists(verifier, ctx)
-        case FileContains():
-            return await _file_contains(verifier, ctx)
-        case FixtureLogContains():
-            return await _fixture_log(verifier, ctx)
-        case CommandCheck():
-            return await _command(verifier, ctx)
-        case NoLiveSessions():
-            return await _no_live_sessions(verifier, ctx)
-        case ArtifactExists():
-            return await _artifact_exists(verifier, ctx)
-        case CustomVerifier():
-            return await _custom(verifier, ctx)
-    raise TypeError(f"no judge for verifier kind {type(verifier).__name__}")
+    judge = VERIFIER_KINDS.get(verifier_tag(verifier))
+    verdict: _Verdict = await judge(verifier, ctx)
+    return verdict
+
+
+def verifier_tag(verifier: object) -> str:
+    """The tag a verifier Struct is registered under (``file-exists``, ``custom``, ...)."""
+    config = getattr(type(verifier), "__struct_config__", None)
+    tag = getattr(config, "tag", None)
+    if not isinstance(tag, str):
+        raise TypeError(f"{type(verifier).__name__} is not a tagged verifier Struct")
+    return tag
 
 
 async def run_verifier(verifier: Verifier, ctx: GradeContext) -> CheckOutcome:

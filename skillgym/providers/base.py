@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Protocol
 
 from ..model import Data, Lane
@@ -53,19 +54,65 @@ class ProviderResult(Data, frozen=True, kw_only=True):
     warnings: tuple[str, ...] = ()  # worth showing, not a failure (for example a stale cassette)
 
 
-class Provider(Protocol):
-    """An adapter that runs an agent (or stands in for one)."""
+class ProviderSettings(Data, frozen=True, kw_only=True):
+    """Provider options from the command line; each provider reads only its own."""
 
-    name: str
-    # Where this agent discovers skills natively, relative to the workspace (self-load installs there).
-    skill_dirs: tuple[str, ...]
-    # True when invoking starts an agent process, which needs a workspace and a hermetic home even in
-    # the prompt lane; stand-ins that only read files (stub, replay of a text answer) skip both there.
-    runs_agent: bool
-    # Credentials and endpoint settings copied from skillgym's own environment into the otherwise
-    # hermetic trial env (for example ANTHROPIC_API_KEY); their values are scrubbed from every output.
-    passthrough_env: tuple[str, ...]
+    suite_root: str = "."
+    replay_source: str | None = None  # "provider/model": which cassettes replay plays
+    model: str | None = None  # --model: for replay, which recorded model's cassettes (must match the source)
+    agent_command: str | None = None  # the command provider's program and arguments
+
+
+class Provider(Protocol):
+    """An adapter that runs an agent (or stands in for one).
+
+    The properties are plain class attributes in a provider (``name = "claude"``); they are read-only
+    here so that a provider may narrow their types.
+    """
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def skill_dirs(self) -> tuple[str, ...]:
+        """Where the agent discovers skills natively, relative to the workspace (self-load installs there)."""
+        ...
+
+    @property
+    def runs_agent(self) -> bool:
+        """True when invoking starts an agent process, which needs a workspace and a hermetic home even
+        in the prompt lane; stand-ins that only read files (stub, replay of a text answer) skip both."""
+        ...
+
+    @property
+    def passthrough_env(self) -> tuple[str, ...]:
+        """Credentials and endpoint settings copied from skillgym's own environment into the otherwise
+        hermetic trial env (for example ANTHROPIC_API_KEY); their values are scrubbed from every output."""
+        ...
+
+    @property
+    def home_env(self) -> Mapping[str, str]:
+        """Harness variables that point into the trial's private home, as variable -> path relative to
+        that home (``{"CODEX_HOME": ".codex"}``): the workspace code creates them and they always win."""
+        ...
+
+    @property
+    def stream_format(self) -> str | None:
+        """The stream format (a name in ``plugins.STREAM_FORMATS``) its raw output and cassettes are read
+        with; None when it records none."""
+        ...
 
     async def detect(self) -> Detection: ...
 
     async def invoke(self, request: ProviderRequest) -> ProviderResult: ...
+
+
+class ProviderClass(Protocol):
+    """What ``@provider`` registers: a class that builds its provider from the run's settings."""
+
+    @property
+    def name(self) -> str: ...
+
+    def from_settings(self, settings: ProviderSettings, /) -> Provider:
+        """A provider built from the run's settings (a classmethod on the provider class)."""
+        ...

@@ -23,8 +23,9 @@ from typing import Any, Final
 
 import msgspec
 
+from ..plugins import stream_format
 from ..trace import Confidence, EvidenceSource, Message, SkillEvidence, TokenUsage, ToolCall, Trace
-from .tracefmt import PARSERS, StreamParseError
+from .tracefmt import StreamParseError
 
 CLAUDE_FORMAT: Final = "claude-stream-json"
 # One message or tool output kept in the trace is cut here, so a tool that prints a whole log file cannot
@@ -221,6 +222,7 @@ class ClaudeStreamParser:
                 self._skills.extend(_tool_evidence(name, tool_input))
 
 
+@stream_format(CLAUDE_FORMAT)
 def parse_claude_stream(lines: Iterable[bytes]) -> Trace:
     """The Trace a recorded stream-json stream describes, read one line at a time (the replay parser)."""
     parser = ClaudeStreamParser()
@@ -368,6 +370,3 @@ def _str(value: Any) -> str | None:
 
 def _last_text(messages: list[Message]) -> str:
     return next((m.text for m in reversed(messages) if m.role == "assistant"), "")
-
-
-PARSERS.setdefault(CLAUDE_FORMAT, parse_claude_stream)

@@ -9,27 +9,24 @@ from __future__ import annotations
 
 import os
 import re
-import time
 from typing import Any, Final
 
 import msgspec
 import tomli_w
 
 from ..files import write_atomic
-from ..results import ErrorClass
-from .base import Detection, ProviderRequest, ProviderResult
-from .claude import (
-    AgentStopped,
+from ..plugins import provider
+from ..trace import Trace
+from .agent_cli import (
+    AgentCliProvider,
     CliRun,
+    Failure,
     cli_failure,
-    detect_cli,
     exit_how,
     prompt_needs_stdin,
-    record_stream,
-    run_cli,
     stderr_tail,
-    stream_warnings,
 )
+from .base import ProviderRequest, ProviderSettings
 from .codex_stream import CODEX_FORMAT, CodexRun, CodexStreamParser
 
 CODEX_ENV_VAR: Final = "SKILLGYM_CODEX"
@@ -44,93 +41,71 @@ PROVIDER_ID: Final = "skillgym"
 MAX_RETRIES: Final = 2
 
 
-class CodexProvider:
+@provider
+class CodexProvider(AgentCliProvider):
     """Runs Codex headless with approvals off and full access inside the trial's workspace.
 
     ``base_url`` (else ``SKILLGYM_CODEX_BASE_URL``, else the trial's ``OPENAI_BASE_URL``, else OpenAI's
     own endpoint) is where the Responses API is served.
     """
 
-    name: str = "codex"
-    skill_dirs: tuple[str, ...] = (".agents/skills",)
-    runs_agent: bool = True
-    passthrough_env: tuple[str, ...] = (CODEX_KEY_VAR, "OPENAI_BASE_URL")
+    name = "codex"
+    program = "codex"
+    env_var = CODEX_ENV_VAR
+    install = CODEX_INSTALL
+    credentials = (CODEX_KEY_VAR,)
+    login = "a `codex login` session"
+    stream_format = CODEX_FORMAT
+    skill_dirs = (".agents/skills",)
+    passthrough_env = (CODEX_KEY_VAR, "OPENAI_BASE_URL")
+    home_env = {"CODEX_HOME": ".codex"}
 
     def __init__(self, executable: str | None = None, base_url: str | None = None) -> None:
-        self.executable = executable or os.environ.get(CODEX_ENV_VAR) or "codex"
+        super().__init__(executable)
         self.base_url = base_url or os.environ.get(CODEX_BASE_URL_VAR) or None
-        self._resolved: str | None = None
 
-    async def detect(self) -> Detection:
-        found = await detect_cli(
-            self.executable, provider=self.name, env_var=CODEX_ENV_VAR, install=CODEX_INSTALL
-        )
-        if isinstance(found, str):
-            return Detection(provider=self.name, available=False, problem=found)
-        if not os.environ.get(CODEX_KEY_VAR):
-            return Detection(
-                provider=self.name,
-                available=False,
-                version=found.version,
-                problem=(
-                    f"no credentials for codex: set {CODEX_KEY_VAR} (trials run in a private home, so a "
-                    "`codex login` session is not used)"
-                ),
-            )
-        self._resolved = found.path
-        return Detection(provider=self.name, available=True, version=found.version)
+    @classmethod
+    def from_settings(cls, settings: ProviderSettings) -> CodexProvider:
+        return cls()
 
-    async def invoke(self, request: ProviderRequest) -> ProviderResult:
-        started = time.time()
+    def argv(self, executable: str, request: ProviderRequest) -> tuple[list[str], bytes | None]:
+        return codex_argv(executable, request)
+
+    def parser(self) -> CodexStreamParser:
+        return CodexStreamParser()
+
+    def prepare(self, request: ProviderRequest) -> str | None:
         home = request.env.get("CODEX_HOME")
         if not home:
-            return _setup_failed("the trial env has no CODEX_HOME; codex would read the user's own config")
+            return "the trial env has no CODEX_HOME; codex would read the user's own config"
         base_url = self.base_url or request.env.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
         try:
             write_codex_config(home, base_url=base_url)
         except OSError as exc:
-            return _setup_failed(f"cannot write codex's config.toml into the trial home {home}: {exc}")
-        parser = CodexStreamParser()
+            return f"cannot write codex's config.toml into the trial home {home}: {exc}"
+        return None
+
+    def stop_reason(self, parser: CodexStreamParser, request: ProviderRequest) -> str | None:
+        # Codex has no turn limit of its own; stopping at the first tool call past the budget is the
+        # nearest equivalent of Claude's --max-turns.
         limit = request.max_turns
-
-        def feed(line: bytes) -> None:
-            parser.feed(line)
-            # Codex has no turn limit of its own; stopping at the first tool call past the budget is the
-            # nearest equivalent of Claude's --max-turns.
-            if limit is not None and parser.tools_started > limit:
-                raise AgentStopped(
-                    f"codex reached the turn limit (max_turns {limit}): it started tool call "
-                    f"{parser.tools_started}, so skillgym stopped it; raise the case's max_turns budget if "
-                    "the task needs more"
-                )
-
-        argv, stdin = codex_argv(self._resolved or self.executable, request)
-        ran = await run_cli(argv, request, feed, env=dict(request.env), stdin=stdin)
-        run = parser.run()
-        # The stream never names the model; the replay of a cassette takes it from the header the same way.
-        trace = msgspec.structs.replace(parser.trace(), model=request.model)
-        failure = _classify(ran, run, request)
-        cassette = None
-        if request.record_path is not None:
-            record_stream(request, provider=self.name, fmt=CODEX_FORMAT, started=started, failure=failure)
-            cassette = request.record_path
-        warnings = (*(f"codex: {w}" for w in run.warnings), *stream_warnings(ran, request))
-        return ProviderResult(
-            ok=failure is None,
-            trace=trace,
-            model=request.model,
-            exit_code=ran.process.exit_code if ran.process else None,
-            error_class=failure[0] if failure else None,
-            error_message=failure[1] if failure else None,
-            cassette=cassette,
-            warnings=warnings,
+        if limit is None or parser.tools_started <= limit:
+            return None
+        return (
+            f"codex reached the turn limit (max_turns {limit}): it started tool call "
+            f"{parser.tools_started}, so skillgym stopped it; raise the case's max_turns budget if "
+            "the task needs more"
         )
 
+    def classify(self, ran: CliRun, parser: CodexStreamParser, request: ProviderRequest) -> Failure | None:
+        return _classify(ran, parser.run(), request)
 
-def _setup_failed(message: str) -> ProviderResult:
-    return ProviderResult(
-        ok=False, trace=CodexStreamParser().trace(), error_class="environment-error", error_message=message
-    )
+    def finish_trace(self, trace: Trace, request: ProviderRequest) -> Trace:
+        # The stream never names the model; the replay of a cassette takes it from the header the same way.
+        return msgspec.structs.replace(trace, model=request.model)
+
+    def warnings(self, parser: CodexStreamParser) -> tuple[str, ...]:
+        return tuple(f"codex: {w}" for w in parser.run().warnings)
 
 
 def codex_argv(executable: str, request: ProviderRequest) -> tuple[list[str], bytes | None]:
@@ -182,7 +157,7 @@ _UNKNOWN_MODEL = re.compile(
 _AUTH = re.compile(r"unauthori[sz]ed|incorrect api key|invalid api key|invalid_api_key|forbidden", re.I)
 
 
-def _classify(ran: CliRun, run: CodexRun, request: ProviderRequest) -> tuple[ErrorClass, str] | None:
+def _classify(ran: CliRun, run: CodexRun, request: ProviderRequest) -> Failure | None:
     common = cli_failure(ran, request, cli="codex")
     if common is not None:
         return common

@@ -26,9 +26,9 @@ from typing import Any, Final
 
 import msgspec
 
+from ..plugins import stream_format
 from ..trace import Message, SkillEvidence, TokenUsage, ToolCall, Trace
 from .claude_stream import cap_text, skill_md_reads, skill_read_evidence, stream_error, unwrap_shell
-from .tracefmt import PARSERS
 
 CODEX_FORMAT: Final = "codex-json"
 # Items that are the agent acting on the world: what a turn budget counts.
@@ -195,6 +195,7 @@ class CodexStreamParser:
         self._usage = summed
 
 
+@stream_format(CODEX_FORMAT)
 def parse_codex_stream(lines: Iterable[bytes]) -> Trace:
     """The Trace a recorded ``codex exec --json`` stream describes (the replay parser)."""
     parser = CodexStreamParser()
@@ -253,6 +254,3 @@ def _json(value: Any) -> str:
     if value is None:
         return ""
     return cap_text(value if isinstance(value, str) else _encoder.encode(value).decode())
-
-
-PARSERS.setdefault(CODEX_FORMAT, parse_codex_stream)

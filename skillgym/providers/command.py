@@ -14,11 +14,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import UsageError
-from ..process import ProcessStartError, run_process
+from ..plugins import provider
+from ..process import ProcessResult, ProcessStartError, run_process
 from ..results import ErrorClass
 from ..trace import Trace
-from .base import Detection, ProviderRequest, ProviderResult
-from .cassette import CASSETTE_VERSION, CassetteMeta, write_cassette
+from .agent_cli import Failure, record_stream
+from .base import Detection, ProviderRequest, ProviderResult, ProviderSettings
 from .tracefmt import TRACE_FORMAT, StreamParseError, parse_trace_stream
 
 # Raw output kept in memory for parsing; beyond it the stream is still saved to stdout.txt (capped).
@@ -58,6 +59,7 @@ def with_absolute_program(text: str | None) -> str | None:
     return text if absolute == argv else shlex.join(absolute)
 
 
+@provider
 class CommandProvider:
     """Runs ``argv`` in the trial workspace with the trial's hermetic env and deadline."""
 
@@ -65,9 +67,15 @@ class CommandProvider:
     skill_dirs: tuple[str, ...] = (".claude/skills", ".agents/skills")
     runs_agent: bool = True
     passthrough_env: tuple[str, ...] = ()
+    home_env: dict[str, str] = {}
+    stream_format: str | None = TRACE_FORMAT
 
     def __init__(self, argv: Sequence[str]) -> None:
         self.argv = absolute_program(argv)
+
+    @classmethod
+    def from_settings(cls, settings: ProviderSettings) -> CommandProvider:
+        return cls(parse_agent_command(settings.agent_command))
 
     async def detect(self) -> Detection:
         program = self.argv[0]
@@ -101,60 +109,42 @@ class CommandProvider:
             )
         except ProcessStartError as exc:
             return _failed("provider-unavailable", str(exc))
-        lines = proc.stdout.splitlines()
+        trace, failure = _outcome(proc, request)
         cassette = None
         if request.record_path is not None:
-            _record(request, lines, started, proc.timed_out, proc.exit_code)
+            # A failed invocation is recorded as failed, so replaying it fails the same way.
+            record_stream(request, provider=self.name, fmt=TRACE_FORMAT, started=started, failure=failure)
             cassette = request.record_path
-        if proc.timed_out:
-            return _failed(
-                "timeout", f"agent command ran past the case budget of {request.timeout_s:g}s; killed"
-            )
-        if proc.stdout_bytes > len(proc.stdout):
-            return _failed(
-                "provider-error",
-                f"agent printed {proc.stdout_bytes} bytes, more than the {MAX_STREAM_BYTES} skillgym parses; "
-                f"the first part is in {request.stdout_path}",
-            )
-        try:
-            trace = parse_trace_stream(lines)
-        except StreamParseError as exc:
-            return _failed("provider-error", f"unparseable agent output in {request.stdout_path}: {exc}")
-        if proc.exit_code != 0:
-            how = f"signal {proc.signal}" if proc.signal else f"exit code {proc.exit_code}"
-            tail = proc.stderr[-400:].decode("utf-8", errors="replace").strip()
-            return _failed("provider-error", f"agent command failed with {how}: {tail}", trace=trace)
-        if trace.is_error:
-            return _failed(
-                "provider-error", f"agent reported an error: {trace.final_text[:400]}", trace=trace
-            )
+        if failure is not None:
+            return _failed(*failure, trace=trace)
+        assert trace is not None  # every run that did not fail printed one
         return ProviderResult(
             ok=True, trace=trace, model=trace.model, exit_code=proc.exit_code, cassette=cassette
         )
 
 
+def _outcome(proc: ProcessResult, request: ProviderRequest) -> tuple[Trace | None, Failure | None]:
+    """The trace the agent printed and how the run failed, if it did."""
+    if proc.timed_out:
+        return None, ("timeout", f"agent command ran past the case budget of {request.timeout_s:g}s; killed")
+    if proc.stdout_bytes > len(proc.stdout):
+        return None, (
+            "provider-error",
+            f"agent printed {proc.stdout_bytes} bytes, more than the {MAX_STREAM_BYTES} skillgym parses; "
+            f"the first part is in {request.stdout_path}",
+        )
+    try:
+        trace = parse_trace_stream(proc.stdout.splitlines())
+    except StreamParseError as exc:
+        return None, ("provider-error", f"unparseable agent output in {request.stdout_path}: {exc}")
+    if proc.exit_code != 0:
+        how = f"signal {proc.signal}" if proc.signal else f"exit code {proc.exit_code}"
+        tail = proc.stderr[-400:].decode("utf-8", errors="replace").strip()
+        return trace, ("provider-error", f"agent command failed with {how}: {tail}")
+    if trace.is_error:
+        return trace, ("provider-error", f"agent reported an error: {trace.final_text[:400]}")
+    return trace, None
+
+
 def _failed(error_class: ErrorClass, message: str, *, trace: Trace | None = None) -> ProviderResult:
     return ProviderResult(ok=False, trace=trace or Trace(), error_class=error_class, error_message=message)
-
-
-def _record(
-    request: ProviderRequest, lines: list[bytes], started: float, timed_out: bool, exit_code: int | None
-) -> None:
-    # A failed invocation is recorded as failed, so replaying it fails the same way.
-    error: ErrorClass | None = "timeout" if timed_out else ("provider-error" if exit_code != 0 else None)
-    meta = CassetteMeta(
-        cassette=CASSETTE_VERSION,
-        provider="command",
-        model=request.model or "default",
-        format=TRACE_FORMAT,
-        lane=request.lane,
-        case=request.case_id,
-        condition=request.condition,
-        trial=request.trial,
-        fingerprint=request.fingerprint,
-        recorded_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
-        error_class=error,
-        error_message=f"recorded run ended with exit code {exit_code}" if error == "provider-error" else None,
-    )
-    assert request.record_path is not None
-    write_cassette(Path(request.record_path), meta, lines)

@@ -19,10 +19,11 @@ import anyio.to_thread
 import msgspec
 
 from ..errors import UsageError
+from ..plugins import STREAM_FORMATS, provider
 from ..process import ProcessStartError, run_process
 from ..results import ErrorClass
 from ..trace import ToolCall, Trace
-from .base import Detection, ProviderRequest, ProviderResult
+from .base import Detection, ProviderRequest, ProviderResult, ProviderSettings
 from .cassette import (
     CassetteError,
     CassetteMeta,
@@ -32,7 +33,7 @@ from .cassette import (
     iter_cassette_lines,
     read_cassette,
 )
-from .tracefmt import PARSERS, StreamParseError
+from .tracefmt import StreamParseError
 
 # Lanes whose verifiers look at the workspace, so the recorded commands must really happen there.
 REENACT_LANES: Final = ("execution", "dogfood")
@@ -40,6 +41,7 @@ REENACT_LANES: Final = ("execution", "dogfood")
 _MAX_OUTPUT: Final = 1024 * 1024
 
 
+@provider
 class ReplayProvider:
     """Replays cassettes recorded by ``source`` (``"provider/model"``) from ``<suite_root>/cassettes``.
 
@@ -47,10 +49,12 @@ class ReplayProvider:
     (``--model``) narrows that choice to the pairs recorded with that model, and must agree with ``source``.
     """
 
-    name: str = "replay"
+    name = "replay"
     skill_dirs: tuple[str, ...] = (".claude/skills", ".agents/skills")
     runs_agent: bool = False
     passthrough_env: tuple[str, ...] = ()
+    home_env: dict[str, str] = {}
+    stream_format: str | None = None  # each cassette names its own
 
     def __init__(self, suite_root: Path, source: str | None = None, model: str | None = None) -> None:
         self._root = cassettes_root(suite_root)
@@ -62,6 +66,10 @@ class ReplayProvider:
                 f"--model {model} and --replay-source {'/'.join(self._source)} disagree: replay plays the "
                 "cassettes of one recorded model; drop --model or make the two match"
             )
+
+    @classmethod
+    def from_settings(cls, settings: ProviderSettings) -> ReplayProvider:
+        return cls(Path(settings.suite_root), settings.replay_source, settings.model)
 
     def pairs(self) -> list[tuple[str, str]]:
         """The provider/model pairs recorded under the cassettes dir, sorted."""
@@ -211,12 +219,13 @@ def _first_damaged(folder: Path) -> str | None:
 def _load(path: Path, stdout_path: Path) -> tuple[CassetteMeta, Trace]:
     """Header, then the stream: copied line by line to ``stdout_path`` while the parser reads it."""
     meta = read_cassette(path)
-    parser = PARSERS.get(meta.format)
-    if parser is None:
+    if meta.format not in STREAM_FORMATS:
         raise CassetteError(
             f"{path}:1: format {meta.format!r} has no parser in this skillgym (known: "
-            f"{', '.join(sorted(PARSERS))}); upgrade skillgym or re-record"
+            f"{', '.join(sorted(STREAM_FORMATS.names()))}); upgrade skillgym, install the plug-in that "
+            "provides it, or re-record"
         )
+    parser = STREAM_FORMATS.get(meta.format)
     with open(stdout_path, "wb") as stdout:
 
         def tee() -> Iterator[bytes]:

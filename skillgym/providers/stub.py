@@ -6,23 +6,27 @@ import os
 from pathlib import Path
 from typing import Final
 
+from ..plugins import provider
 from ..trace import Trace
 from ..workspaces.paths import UnsafePathError, check_segment
-from .base import Detection, ProviderRequest, ProviderResult
+from .base import Detection, ProviderRequest, ProviderResult, ProviderSettings
 
 STUBS_DIR: Final = "stubs"
 
 
+@provider
 class StubProvider:
     """Answers with ``stubs/<case>/<condition>.md``, else ``stubs/<case>.md``; runs nothing.
 
     Without either file it fails honestly (provider-error) rather than inventing an answer.
     """
 
-    name: str = "stub"
+    name = "stub"
     skill_dirs: tuple[str, ...] = (".claude/skills", ".agents/skills")
     runs_agent: bool = False
     passthrough_env: tuple[str, ...] = ()
+    home_env: dict[str, str] = {}
+    stream_format: str | None = None
 
     def __init__(self, suite_root: Path) -> None:
         self._root = os.path.join(suite_root, STUBS_DIR)  # a string: joined once per case, not parsed
@@ -31,6 +35,10 @@ class StubProvider:
         self._texts: dict[str, str] = {}  # case -> text of stubs/<case>.md, which serves every condition
         self._safe: set[str] = set()  # ids that passed check_segment
         self._listing: frozenset[str] | None = None  # names directly in stubs/, listed once per run
+
+    @classmethod
+    def from_settings(cls, settings: ProviderSettings) -> StubProvider:
+        return cls(Path(settings.suite_root))
 
     async def detect(self) -> Detection:
         return Detection(provider=self.name, available=True)

@@ -24,6 +24,7 @@ import msgspec
 
 from ..errors import SkillgymError
 from ..model import Data
+from ..plugins import stream_format
 from ..trace import (
     Confidence,
     EvidenceSource,
@@ -132,6 +133,7 @@ def decode_event(line: bytes, number: int) -> TraceEvent:
         ) from exc
 
 
+@stream_format(TRACE_FORMAT)
 def parse_trace_stream(lines: Iterable[bytes]) -> Trace:
     """The Trace a skillgym-trace stream describes, read one line at a time.
 
@@ -243,7 +245,3 @@ def _add_usage(total: dict[str, int] | None, event: UsageEvent) -> dict[str, int
 
 def _last_assistant_text(messages: list[Message]) -> str:
     return next((m.text for m in reversed(messages) if m.role == "assistant"), "")
-
-
-# Keyed by the ``format`` a cassette header names; the Claude and Codex stream parsers join here.
-PARSERS: dict[str, StreamParser] = {TRACE_FORMAT: parse_trace_stream}

@@ -12,7 +12,9 @@ from rich.table import Table
 from rich.text import Text
 
 from ..events import Counts, Event, LaneFinish, LaneStart, RunFinish, RunStart, TrialFinish, TrialStart
+from ..plugins import reporter
 from ..results import TrialResult
+from .base import ReporterContext
 
 # Plain mode says "still running" this often when nothing else happened, so CI logs show a pulse.
 HEARTBEAT_S = 30.0
@@ -71,10 +73,16 @@ class _Running:
         yield table
 
 
+@reporter
 class ConsoleReporter:
     """Progress on ``console``: rich decides whether that is a terminal (live) or a pipe (plain)."""
 
     name = "console"
+    help = "live progress in a terminal, plain lines in a pipe (= --progress)"
+
+    @classmethod
+    def from_context(cls, context: ReporterContext) -> ConsoleReporter:
+        return cls(context.console, report_path=str(context.run_dir / "report.md"))
 
     def __init__(
         self, console: Console, *, report_path: str | None = None, heartbeat_s: float = HEARTBEAT_S

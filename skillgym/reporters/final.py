@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import msgspec
 
 from ..events import Event, RunFinish, RunStart, TrialFinish
 from ..files import write_atomic
+from ..plugins import reporter
 from ..report import Report, build_report, compare_to_baseline, render_markdown
 from ..results import TrialResult
 from ..snapshots.model import SnapshotCheck
+from .base import ReporterContext, ReportListener
 
 
 def write_report(run_dir: Path, report: Report) -> None:
@@ -21,14 +24,26 @@ def write_report(run_dir: Path, report: Report) -> None:
     write_atomic(run_dir / "report.md", render_markdown(report))
 
 
+@reporter
 class FinalReporter:
-    """Collects trial results and writes the report on ``run.finish``."""
+    """Collects trial results and writes the report on ``run.finish``; then hands it to the listeners.
+
+    Always on: naming it with --reporter changes nothing.
+    """
 
     name = "final"
+    help = "report.json and report.md in the run directory (always on)"
 
-    def __init__(self, run_dir: Path, *, baseline: Report | None = None) -> None:
+    def __init__(
+        self,
+        run_dir: Path,
+        *,
+        baseline: Report | None = None,
+        listeners: Sequence[ReportListener] = (),
+    ) -> None:
         self.run_dir = run_dir
         self.baseline = baseline
+        self.listeners = tuple(listeners)
         self.report: Report | None = None
         self._start: RunStart | None = None
         self._results: dict[str, TrialResult] = {}
@@ -41,9 +56,15 @@ class FinalReporter:
         elif isinstance(event, RunFinish) and self._start is not None:
             self.report = report_from(self._start, list(self._results.values()), event, self.baseline)
             write_report(self.run_dir, self.report)
+            for listener in self.listeners:
+                await listener.on_report(self.report)
 
     async def finish(self) -> None:
         return None
+
+    @classmethod
+    def from_context(cls, context: ReporterContext) -> FinalReporter:
+        return cls(context.run_dir, baseline=context.baseline)
 
 
 def report_from(

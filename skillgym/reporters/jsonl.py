@@ -6,13 +6,24 @@ import sys
 from pathlib import Path
 from typing import BinaryIO
 
+from ..errors import UsageError
 from ..events import Event, event_encoder
+from ..plugins import reporter
+from .base import ReporterContext
 
 
+@reporter
 class JsonlReporter:
     """Writes every event as one JSON line to ``path`` (``-`` for stdout), flushed per event."""
 
     name = "jsonl"
+    help = "every event as a JSON line at --reporter-output PATH (- for stdout)"
+
+    @classmethod
+    def from_context(cls, context: ReporterContext) -> JsonlReporter:
+        if context.output is None:
+            raise UsageError("--reporter jsonl needs --reporter-output PATH (or - for stdout)")
+        return cls(context.output)
 
     def __init__(self, path: str) -> None:
         self.path = path

@@ -8,7 +8,9 @@ from pathlib import Path
 
 from ..events import Event, RunFinish, RunStart, TrialFinish
 from ..files import write_atomic
+from ..plugins import reporter
 from ..results import TrialResult
+from .base import ReporterContext
 
 
 def render_junit(run_id: str, results: list[TrialResult], notes: list[str] | None = None) -> bytes:
@@ -61,10 +63,16 @@ def render_junit(run_id: str, results: list[TrialResult], notes: list[str] | Non
     return document + b"\n"
 
 
+@reporter
 class JunitReporter:
     """Writes ``<run-dir>/junit.xml`` when the run finishes (also after an interruption)."""
 
     name = "junit"
+    help = "junit.xml in the run directory, one testcase per trial"
+
+    @classmethod
+    def from_context(cls, context: ReporterContext) -> JunitReporter:
+        return cls(context.run_dir / "junit.xml")
 
     def __init__(self, path: Path) -> None:
         self.path = path

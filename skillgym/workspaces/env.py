@@ -9,7 +9,8 @@ Layers, each overriding the ones before it (``ENV_ORDER`` states the same for th
 4. the condition's env;
 5. the case's env;
 6. harness variables, which always win: HOME, XDG_CONFIG_HOME, XDG_DATA_HOME, XDG_CACHE_HOME,
-   XDG_STATE_HOME, CLAUDE_CONFIG_DIR, CODEX_HOME (all under the trial's private home), TMUX_TMPDIR,
+   XDG_STATE_HOME and the provider's own home variables (``Provider.home_env``: CLAUDE_CONFIG_DIR for
+   claude, CODEX_HOME for codex), all under the trial's private home, then TMUX_TMPDIR,
    SKILLGYM_WORKSPACE, SKILLGYM_OUTPUT_DIR, SKILLGYM_FIXTURES, SKILLGYM_FIXTURE_LOG_DIR and
    SKILLGYM_TRIAL_ID.
 """
@@ -34,21 +35,19 @@ ENV_ORDER: Final = (
     "the lane: SKILLGYM_LANE",
     "the condition's env",
     "the case's env",
-    "harness variables, which always win: HOME, XDG_*_HOME, CLAUDE_CONFIG_DIR, CODEX_HOME (under the "
-    "trial's private home), TMUX_TMPDIR, SKILLGYM_WORKSPACE, SKILLGYM_OUTPUT_DIR, SKILLGYM_FIXTURES, "
-    "SKILLGYM_FIXTURE_LOG_DIR, SKILLGYM_TRIAL_ID",
+    "harness variables, which always win: HOME, XDG_*_HOME and the provider's own home variables "
+    "(CLAUDE_CONFIG_DIR, CODEX_HOME, ...; under the trial's private home), TMUX_TMPDIR, SKILLGYM_WORKSPACE, "
+    "SKILLGYM_OUTPUT_DIR, SKILLGYM_FIXTURES, SKILLGYM_FIXTURE_LOG_DIR, SKILLGYM_TRIAL_ID",
 )
 ENV_ORDER_TEXT: Final = "\n".join(f"{n}. {layer}" for n, layer in enumerate(ENV_ORDER, start=1))
 
-# Directories under the trial home that the harness variables point at, created by materialize so that
-# agent CLIs which refuse a missing config dir (CODEX_HOME) start cleanly.
+# Directories under the trial home that the harness variables point at, created by materialize (with the
+# provider's own ``home_env``) so that agent CLIs which refuse a missing config dir start cleanly.
 HOME_DIRS: Final = {
     "XDG_CONFIG_HOME": ".config",
     "XDG_DATA_HOME": ".local/share",
     "XDG_CACHE_HOME": ".cache",
     "XDG_STATE_HOME": ".local/state",
-    "CLAUDE_CONFIG_DIR": ".claude",
-    "CODEX_HOME": ".codex",
 }
 HARNESS_KEYS: Final = (
     "HOME",
@@ -63,12 +62,22 @@ HARNESS_KEYS: Final = (
 TRIAL_ID_VAR: Final = "SKILLGYM_TRIAL_ID"
 
 
-def harness_env(layout: TrialLayout, *, trial_id: str, suite_root: Path) -> dict[str, str]:
-    """Layer 6 alone: the variables that make a trial hermetic and tell it where things are."""
+def home_dirs(home_env: Mapping[str, str]) -> dict[str, str]:
+    """Every home variable of a trial, generic and the provider's, as variable -> path under the home."""
+    return {**HOME_DIRS, **home_env}
+
+
+def harness_env(
+    layout: TrialLayout, *, trial_id: str, suite_root: Path, home_env: Mapping[str, str] = {}
+) -> dict[str, str]:
+    """Layer 6 alone: the variables that make a trial hermetic and tell it where things are.
+
+    ``home_env`` is the provider's own home variables (``Provider.home_env``).
+    """
     home = layout.home
     return {
         "HOME": home,
-        **{key: os.path.join(home, sub) for key, sub in HOME_DIRS.items()},
+        **{key: os.path.join(home, sub) if sub else home for key, sub in home_dirs(home_env).items()},
         "TMUX_TMPDIR": layout.tmux_tmpdir,
         "SKILLGYM_WORKSPACE": layout.workspace,
         # Evidence files are searched for in the workspace, so that is where the agent is told to write.
@@ -89,6 +98,7 @@ def hermetic_env(
     lane: str,
     condition_env: Mapping[str, str],
     case_env: Mapping[str, str],
+    home_env: Mapping[str, str] = {},
     parent: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
     """The whole environment of one trial, layered in ``ENV_ORDER`` (later layers win).
@@ -103,14 +113,17 @@ def hermetic_env(
     env["SKILLGYM_LANE"] = lane
     env.update(condition_env)
     env.update(case_env)
-    env.update(harness_env(layout, trial_id=trial_id, suite_root=suite_root))
+    env.update(harness_env(layout, trial_id=trial_id, suite_root=suite_root, home_env=home_env))
     return env
 
 
-def with_command_env(env: Mapping[str, str], command_env: Mapping[str, str]) -> dict[str, str]:
-    """``env`` with a command's own variables on top, except that the harness variables still win."""
+def with_command_env(
+    env: Mapping[str, str], command_env: Mapping[str, str], *, home_env: Mapping[str, str] = {}
+) -> dict[str, str]:
+    """``env`` with a command's own variables on top, except that the harness variables (the provider's
+    ``home_env`` among them) still win."""
     merged = {**env, **command_env}
-    for key in HARNESS_KEYS:
+    for key in (*HARNESS_KEYS, *home_env):
         if key in env:
             merged[key] = env[key]
     return merged

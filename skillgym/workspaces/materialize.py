@@ -14,7 +14,7 @@ import anyio.to_thread
 from ..errors import SkillgymError
 from ..model import Case, Command, Condition, Data, ExecutionCase, Suite, WorkspacePreset
 from ..process import ProcessResult, ProcessStartError, run_process
-from .env import HOME_DIRS, with_command_env
+from .env import home_dirs, with_command_env
 from .layout import TrialLayout
 from .paths import UnsafePathError, check_segment, check_tree_links, resolve_inside
 from .removal import remove_tree
@@ -66,6 +66,7 @@ async def materialize(
     preset: WorkspacePreset | None,
     env: Mapping[str, str],
     skill_dirs: Sequence[str],
+    home_env: Mapping[str, str] = {},
     first: Callable[[], None] | None = None,
 ) -> Materialized:
     """Build the trial's workspace and hermetic home from scratch, then run its commands.
@@ -90,6 +91,7 @@ async def materialize(
         condition,
         preset,
         tuple(dict.fromkeys(skill_dirs)),
+        tuple(home_dirs(home_env).values()),
         first,
         limiter=_setup_limiter(),
     )
@@ -106,7 +108,7 @@ async def materialize(
     for number, (owner, command) in enumerate(commands, start=1):
         label = f"{owner} command {command.id or number}"
         cwd = _cwd_in(workspace, command.cwd, what=f"{label} cwd") if command.cwd else default_cwd
-        await _run_command(label, command, cwd=cwd or workspace, env=env, log=log)
+        await _run_command(label, command, cwd=cwd or workspace, env=env, home_env=home_env, log=log)
     if preset is not None and default_cwd is not None and not default_cwd.is_dir():
         raise EnvironmentSetupError(
             f"workspace preset {preset.id!r} cwd {default_cwd} does not exist after the template copy and "
@@ -144,6 +146,7 @@ def _prepare(
     condition: Condition,
     preset: WorkspacePreset | None,
     skill_dirs: tuple[str, ...],
+    home_subdirs: tuple[str, ...],
     first: Callable[[], None] | None,
 ) -> tuple[tuple[str, ...], str]:
     if first is not None:
@@ -157,7 +160,7 @@ def _prepare(
         for folder in (
             Path(layout.workspace),
             home,
-            *(home / sub for sub in HOME_DIRS.values()),
+            *(home / sub for sub in home_subdirs),
             Path(layout.fixture_log_dir),
         ):
             folder.mkdir(parents=True, exist_ok=True)
@@ -255,14 +258,22 @@ def _cwd_in(workspace: Path, relative: str | None, *, what: str) -> Path | None:
         raise EnvironmentSetupError(str(exc)) from exc
 
 
-async def _run_command(label: str, command: Command, *, cwd: Path, env: Mapping[str, str], log: Path) -> None:
+async def _run_command(
+    label: str,
+    command: Command,
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    home_env: Mapping[str, str],
+    log: Path,
+) -> None:
     argv = command.argv
     shown = shlex.join(argv)
     try:
         result = await run_process(
             argv,
             cwd=cwd,
-            env=with_command_env(env, command.env),
+            env=with_command_env(env, command.env, home_env=home_env),
             timeout_s=command.timeout_s,
             max_capture_bytes=_MAX_COMMAND_OUTPUT,
         )

@@ -16,15 +16,10 @@ from typing import Any
 import msgspec
 import pytest
 
-from skillgym.providers import ClaudeProvider, CodexProvider, ProviderSettings, make_provider
+from skillgym.providers import ClaudeProvider, CodexProvider, make_provider
+from skillgym.providers.agent_cli import MAX_ARGV_PROMPT, resolve_executable
 from skillgym.providers.cassette import read_cassette
-from skillgym.providers.claude import (
-    CLAUDE_FIXED_ENV,
-    MAX_ARGV_PROMPT,
-    claude_argv,
-    claude_env,
-    resolve_executable,
-)
+from skillgym.providers.claude import CLAUDE_FIXED_ENV, claude_argv, claude_env
 from skillgym.providers.replay import ReplayProvider
 from skillgym.redact import REDACTED
 from tests.conftest import run_cli, write_suite
@@ -142,16 +137,17 @@ def test_the_provider_declares_its_skill_dir_and_credentials() -> None:
 def test_make_provider_builds_the_agent_providers_with_their_paths(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    settings = ProviderSettings(
-        claude_path="/opt/claude", codex_path="/opt/codex", codex_base_url="http://h/v1"
-    )
-    claude = make_provider("claude", suite_root=tmp_path, settings=settings)
-    codex = make_provider("codex", suite_root=tmp_path, settings=settings)
+    monkeypatch.setenv("SKILLGYM_CLAUDE", "/opt/claude")
+    monkeypatch.setenv("SKILLGYM_CODEX", "/opt/codex")
+    monkeypatch.setenv("SKILLGYM_CODEX_BASE_URL", "http://h/v1")
+    claude = make_provider("claude", suite_root=tmp_path)
+    codex = make_provider("codex", suite_root=tmp_path)
     assert isinstance(claude, ClaudeProvider) and claude.executable == "/opt/claude"
     assert isinstance(codex, CodexProvider) and (codex.executable, codex.base_url) == (
         "/opt/codex",
         "http://h/v1",
     )
+    assert ClaudeProvider("/given/claude").executable == "/given/claude"
     monkeypatch.setenv("SKILLGYM_CLAUDE", "/env/claude")
     assert ClaudeProvider().executable == "/env/claude"
     monkeypatch.delenv("SKILLGYM_CLAUDE")

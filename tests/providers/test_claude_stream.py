@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from skillgym.providers import PARSERS, StreamParseError
+from skillgym.plugins import STREAM_FORMATS
+from skillgym.providers import StreamParseError
 from skillgym.providers.claude_stream import (
     CLAUDE_FORMAT,
     MAX_TEXT_CHARS,
@@ -240,7 +241,7 @@ def test_long_outputs_are_cut_to_bound_memory() -> None:
 
 
 def test_the_parser_is_registered_for_replay() -> None:
-    assert PARSERS[CLAUDE_FORMAT] is parse_claude_stream
+    assert STREAM_FORMATS.get(CLAUDE_FORMAT) is parse_claude_stream
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from skillgym.providers import PARSERS, StreamParseError
+from skillgym.plugins import STREAM_FORMATS
+from skillgym.providers import StreamParseError
 from skillgym.providers.codex_stream import CODEX_FORMAT, CodexStreamParser, parse_codex_stream
 from skillgym.trace import SkillEvidence, TokenUsage, ToolCall
 
@@ -176,4 +177,4 @@ def test_a_line_that_is_not_json_names_its_number() -> None:
 
 
 def test_the_parser_is_registered_for_replay() -> None:
-    assert PARSERS[CODEX_FORMAT] is parse_codex_stream
+    assert STREAM_FORMATS.get(CODEX_FORMAT) is parse_codex_stream

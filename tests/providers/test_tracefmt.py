@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from skillgym.plugins import STREAM_FORMATS
 from skillgym.providers.tracefmt import (
-    PARSERS,
     TRACE_FORMAT,
     StreamParseError,
     encode_trace_stream,
@@ -114,7 +114,7 @@ def test_encoding_is_one_compact_event_per_line_ending_with_the_result() -> None
 
 
 def test_the_registry_knows_this_format() -> None:
-    assert PARSERS[TRACE_FORMAT] is parse_trace_stream
+    assert STREAM_FORMATS.get(TRACE_FORMAT) is parse_trace_stream
     assert TRACE_FORMAT == "skillgym-trace"
 
 

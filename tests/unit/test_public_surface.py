@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 import skillgym
 from skillgym.grading.rules import PASS_RULES
 from tests.conftest import REPO
@@ -74,11 +76,15 @@ def test_readme_states_each_lane_pass_rule_verbatim() -> None:
     assert lines == [f"- **{lane}**: {PASS_RULES[lane]}" for lane in ("prompt", "execution", "dogfood")]
 
 
-def test_cli_provider_list_matches_the_provider_registry() -> None:
-    from skillgym.cli import PROVIDERS
-    from skillgym.providers import PROVIDER_NAMES
+def test_cli_help_lists_the_registered_providers_and_reporters(capsys: pytest.CaptureFixture[str]) -> None:
+    from skillgym.cli import main
+    from skillgym.plugins import PROVIDERS, REPORTERS
 
-    assert PROVIDERS == PROVIDER_NAMES
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert f"provider: {', '.join(PROVIDERS.names())} (default replay)" in text
+    assert f"add a reporter: {', '.join(REPORTERS.names())} (events and final are always on)" in text
 
 
 def test_readme_states_the_environment_layering_order() -> None:

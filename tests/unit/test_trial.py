@@ -96,6 +96,8 @@ class Sleepy:
     skill_dirs: tuple[str, ...] = ()
     runs_agent = False
     passthrough_env: tuple[str, ...] = ()
+    home_env: dict[str, str] = {}
+    stream_format = None
 
     def __init__(self, seconds: float = 0.5) -> None:
         self.seconds = seconds

@@ -39,17 +39,20 @@ async def build(
         preset=chosen,  # type: ignore[arg-type]
         env=trial_env(layout, suite_root),
         skill_dirs=kwargs.pop("skill_dirs", NATIVE),  # type: ignore[arg-type]
+        home_env=kwargs.pop("home_env", {}),  # type: ignore[arg-type]
         first=kwargs.pop("first", None),  # type: ignore[arg-type]
     )
 
 
 async def test_creates_the_dirs_and_copies_the_template(layout: TrialLayout, suite_root: Path) -> None:
-    ready = await build(layout, suite_root)
+    ready = await build(layout, suite_root, home_env={"AGENT_HOME": ".agent", "AGENT_STATE": "state/agent"})
     workspace = Path(layout.workspace)
     assert (workspace / "NOTES.md").read_text() == "notes from the template\n"
     assert (workspace / "app" / "main.txt").read_text() == "app\n"
-    for sub in (".config", ".local/share", ".cache", ".local/state", ".claude", ".codex"):
+    # The generic home dirs, and the provider's own: no agent CLI is named by the workspace code.
+    for sub in (".config", ".local/share", ".cache", ".local/state", ".agent", "state/agent"):
         assert (Path(layout.home) / sub).is_dir()
+    assert not (Path(layout.home) / ".claude").exists()
     assert Path(layout.fixture_log_dir).is_dir()
     assert stat.S_IMODE(Path(layout.tmux_tmpdir).stat().st_mode) == 0o700
     assert ready.cwd == layout.workspace
@@ -109,10 +112,10 @@ async def test_many_setups_at_once_take_turns_in_the_order_they_asked(
 async def test_a_retried_trial_starts_from_a_clean_workspace(layout: TrialLayout, suite_root: Path) -> None:
     await build(layout, suite_root)
     (Path(layout.workspace) / "left-by-first-attempt.txt").write_text("x")
-    (Path(layout.home) / ".claude" / "settings.json").write_text("{}")
+    (Path(layout.home) / ".config" / "settings.json").write_text("{}")
     await build(layout, suite_root)
     assert not (Path(layout.workspace) / "left-by-first-attempt.txt").exists()
-    assert not (Path(layout.home) / ".claude" / "settings.json").exists()
+    assert not (Path(layout.home) / ".config" / "settings.json").exists()
 
 
 async def test_no_preset_gives_an_empty_workspace(layout: TrialLayout, suite_root: Path) -> None:
@@ -138,7 +141,7 @@ async def test_a_template_symlinked_outside_the_suite_is_refused(
     secret.mkdir()
     (secret / "credentials.json").write_text("{}")
     (suite_root / "templates" / "evil").symlink_to(secret)
-    with pytest.raises(EnvironmentSetupError, match=r"escapes .* via a symlink"):
+    with pytest.raises(EnvironmentSetupError, match=r"escapes .* through a symlink"):
         await build(layout, suite_root, preset=make_preset(template="templates/evil"))
 
 

@@ -9,8 +9,12 @@ from typing import Any
 import pytest
 
 import skillgym.workspaces.env as env_module
+from skillgym.providers import ClaudeProvider, CodexProvider
 from skillgym.workspaces import ENV_ORDER, ENV_ORDER_TEXT, HARNESS_KEYS, TrialLayout, hermetic_env
 from skillgym.workspaces.env import with_command_env
+
+# The home variables the two CLI providers declare; the workspace code knows none of them itself.
+AGENT_HOMES = {**ClaudeProvider.home_env, **CodexProvider.home_env}
 
 PARENT = {
     "PATH": "/usr/bin:/bin",
@@ -44,6 +48,7 @@ def build(
         lane="execution",
         condition_env=condition,
         case_env=case,
+        home_env=AGENT_HOMES,
         parent=parent,
     )
 
@@ -81,7 +86,7 @@ def test_the_lane_sits_between_the_preset_and_the_condition(layout: TrialLayout)
 
 
 def test_harness_variables_always_win(layout: TrialLayout) -> None:
-    hostile = dict.fromkeys(HARNESS_KEYS, "/hostile")
+    hostile = dict.fromkeys((*HARNESS_KEYS, *AGENT_HOMES), "/hostile")
     env = build(layout, passthrough=hostile, preset=hostile, condition=hostile, case=hostile)
     home = layout.home
     assert env["HOME"] == home
@@ -123,6 +128,9 @@ def test_the_documented_order_is_stated_once_and_quotable() -> None:
 
 def test_a_command_env_cannot_override_harness_variables(layout: TrialLayout) -> None:
     env = build(layout)
-    merged = with_command_env(env, {"HOME": "/elsewhere", "EXTRA": "1"})
+    merged = with_command_env(
+        env, {"HOME": "/elsewhere", "CODEX_HOME": "/elsewhere", "EXTRA": "1"}, home_env=AGENT_HOMES
+    )
     assert merged["HOME"] == layout.home
+    assert merged["CODEX_HOME"] == f"{layout.home}/.codex"
     assert merged["EXTRA"] == "1"
