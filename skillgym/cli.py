@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 import argparse
-import functools
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 from rich.console import Console
 
 from . import __version__
 from .console import columns, make_console
-from .errors import SkillgymError, UsageError
+from .errors import ExitCode, SkillgymError, UsageError
 from .fingerprint import short
 from .loader import load_suite
 from .model import LANES, WorkspacePreset
@@ -34,7 +33,6 @@ from .snapshots.commands import (
 if TYPE_CHECKING:
     from .runner import RunOutcome
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 DEFAULT_CONCURRENCY = 4
 
 
@@ -53,15 +51,18 @@ class _HelpFormatter(argparse.HelpFormatter):
         )
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose help, and its subcommands' help, fills in the registered plug-ins."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="skillgym",
-        description="Measure how well coding agents use a skill.",
-        formatter_class=_HelpFormatter,
-    )
+    parser = _Parser(prog="skillgym", description="Measure how well coding agents use a skill.")
     parser.add_argument("--version", action="version", version=f"skillgym {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    sub.add_parser = functools.partial(sub.add_parser, formatter_class=_HelpFormatter)  # type: ignore[method-assign]
 
     listing = sub.add_parser("list", help="list the suite's cases")
     listing.add_argument("--suite", type=Path, default=Path("evals"), help="suite directory (default: evals)")
@@ -144,7 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.exit_code
     except KeyboardInterrupt:
         err.print("skillgym: interrupted", markup=False)
-        return EXIT_INTERRUPTED
+        return ExitCode.INTERRUPTED
 
 
 def _list(args: argparse.Namespace, out: Console) -> int:
@@ -165,13 +166,13 @@ def _list(args: argparse.Namespace, out: Console) -> int:
             for c in cases
         ]
         out.out(msgspec.json.encode(rows).decode(), highlight=False)
-        return EXIT_OK
+        return ExitCode.OK
     table = [["LANE", "ID", "CATEGORY", "CONDITIONS", "FINGERPRINT"]]
     table += [[c.lane, c.id, c.category, ",".join(c.conditions), short(c.fingerprint)] for c in cases]
     for line in columns(table):
         out.print(line, markup=False)
     out.print(f"{len(cases)} case(s)", markup=False)
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def _report(args: argparse.Namespace, out: Console, err: Console) -> int:
@@ -187,7 +188,7 @@ def _report(args: argparse.Namespace, out: Console, err: Console) -> int:
     c = report.counts
     out.print(f"rebuilt {args.run_dir / 'report.json'} and report.md from events.jsonl", markup=False)
     out.print(f"{c.total} trials: {c.passed} passed, {c.failed} failed, {c.errored} errored", markup=False)
-    return EXIT_OK
+    return ExitCode.OK
 
 
 # Flags that shape the plan: a resumed run keeps the plan it started with.
@@ -232,7 +233,7 @@ def _run(args: argparse.Namespace, out: Console) -> int:
     )
     if args.dry_run:
         _print_plan(plan, out, as_json=args.json)
-        return EXIT_OK
+        return ExitCode.OK
     # The engine is imported only when a run really starts: `list` and `--dry-run` stay fast.
     from .launch import build_reporters, run_dir_of, start_run
     from .providers.command import with_absolute_program

@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    """What ``skillgym`` exits with; the README's exit-code table states the same."""
+
+    OK = 0  # every trial passed (and no gate failed)
+    FAILED = 1  # the run finished and a trial or a gate failed: a measurement, not a broken run
+    USAGE = 2  # bad input or configuration: nothing ran, or nothing more was written
+    INTERRUPTED = 130  # Ctrl-C or SIGTERM: finished trials and the report are kept
+
 
 class SkillgymError(Exception):
     """Base of every error skillgym raises on purpose; carries the process exit code."""
 
-    exit_code: int = 2
+    exit_code: int = ExitCode.USAGE
 
 
 class DefinitionError(SkillgymError, ValueError):

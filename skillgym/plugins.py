@@ -14,6 +14,7 @@ so they never drift from what is installed.
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from collections.abc import Callable, Iterator
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
@@ -26,23 +27,10 @@ if TYPE_CHECKING:
     from .reporters.base import ReporterPlugin
 
 ENTRY_POINT_GROUP: Final = "skillgym"
-# Imported by ``load_plugins`` before any entry point, in this order: registration order is the order
-# the command line lists choices in.
-BUILTIN_MODULES: Final = (
-    "skillgym.providers.tracefmt",
-    "skillgym.providers.claude_stream",
-    "skillgym.providers.codex_stream",
-    "skillgym.providers.replay",
-    "skillgym.providers.stub",
-    "skillgym.providers.command",
-    "skillgym.providers.claude",
-    "skillgym.providers.codex",
-    "skillgym.reporters.console",
-    "skillgym.reporters.jsonl",
-    "skillgym.reporters.junit",
-    "skillgym.reporters.final",
-    "skillgym.grading.verifiers",
-)
+# Every module of these packages is imported by ``load_plugins`` before any entry point, so a built-in
+# provider, stream format or reporter is one new file in its package and nothing else.
+BUILTIN_PACKAGES: Final = ("skillgym.providers", "skillgym.reporters")
+BUILTIN_MODULES: Final = ("skillgym.grading.verifiers",)
 
 T = TypeVar("T")
 
@@ -85,16 +73,9 @@ class Registry(Generic[T]):
             ) from None
 
     def names(self) -> tuple[str, ...]:
-        """Every registered name: built-ins in ``BUILTIN_MODULES`` order, then the rest as registered."""
+        """Every registered name, sorted: skillgym's own first, then those of other packages."""
         load_plugins()
-        order = {module: index for index, module in enumerate(BUILTIN_MODULES)}
-        registered = list(self._entries)
-
-        def rank(name: str) -> tuple[int, int]:
-            module = self._origins[name].rsplit(".", 1)[0]
-            return order.get(module, len(order)), registered.index(name)
-
-        return tuple(sorted(registered, key=rank))
+        return tuple(sorted(self._entries, key=lambda n: (not self._origins[n].startswith("skillgym."), n)))
 
     def origin(self, name: str) -> str:
         """Where ``name`` was registered (``module.qualname``)."""
@@ -183,6 +164,9 @@ def load_plugins() -> None:
         return
     _loading = True
     try:
+        for package in BUILTIN_PACKAGES:
+            for info in pkgutil.iter_modules(importlib.import_module(package).__path__, prefix=f"{package}."):
+                importlib.import_module(info.name)
         for module in BUILTIN_MODULES:
             importlib.import_module(module)
         for point in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda p: p.name):

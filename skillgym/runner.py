@@ -21,7 +21,7 @@ import msgspec
 from . import __version__
 from .bus import EventBus, Subscriber, running_bus
 from .claim import claim_run_dir
-from .errors import SkillgymError
+from .errors import ExitCode, SkillgymError
 from .events import (
     CaseFinish,
     CaseStart,
@@ -46,8 +46,6 @@ from .snapshots import SnapshotOptions
 from .snapshots.apply import finish_summary
 from .trial import TrialSettings, needs_workspace, run_trial, workspace_plan
 from .workspaces import EnvironmentSetupError, background_removal, injected_text
-
-EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 130
 
 
 class OutputError(SkillgymError):
@@ -390,7 +388,7 @@ async def _execute(
         # Token snapshots never change the verdict, unless --snapshot-enforce makes a regression fail it.
         finish = finish_summary(results, suite, options.snapshots, run_id=run_id, interrupted=interrupted)
         passed = counts.passed == counts.total and not finish.fails_run
-        exit_code = EXIT_INTERRUPTED if interrupted else (EXIT_OK if passed else EXIT_FAILED)
+        exit_code: int = ExitCode.INTERRUPTED if interrupted else (ExitCode.OK if passed else ExitCode.FAILED)
         if stop.output_error is not None:
             exit_code = OutputError.exit_code
         await bus.publish(

@@ -15,6 +15,7 @@ from typing import Any, Literal
 import anyio
 import msgspec
 
+from .errors import SkillgymError
 from .files import write_atomic
 from .grading import GradeContext, grade
 from .grading.verifiers import VerifierError
@@ -318,7 +319,7 @@ async def _invoke(provider: Provider, request: ProviderRequest) -> ProviderResul
     return ProviderResult(ok=False, trace=Trace(), error_class="timeout", error_message=message)
 
 
-class _GraderError(Exception):
+class _GraderError(SkillgymError, RuntimeError):
     pass
 
 

@@ -14,11 +14,9 @@ from ..results import CheckOutcome
 
 __all__ = (
     "ARTIFACT_EXTENSIONS",
-    "PathEscapeError",
     "evaluate_artifacts",
     "find_artifacts",
     "has_kind",
-    "inside",
     "walk_files",
 )
 
@@ -36,25 +34,6 @@ ARTIFACT_EXTENSIONS: Final[Mapping[ArtifactKind, tuple[str, ...]]] = MappingProx
         "other": (),
     }
 )
-
-
-class PathEscapeError(ValueError):
-    """A path given relative to a root leads outside it, through '..' or a symlink."""
-
-
-def inside(root: Path, relative: str, *, what: str = "the workspace") -> Path:
-    """``root / relative`` resolved, refusing an absolute path or one that leaves ``root``."""
-    if os.path.isabs(relative):
-        raise PathEscapeError(f"{relative} is an absolute path; it must be relative to {what}")
-    base = root.resolve()
-    target = _resolved(base / relative)
-    if target is None:  # a symlink loop, say: what the agent left, judged as a missing file
-        raise PathEscapeError(f"{relative} cannot be resolved in {what} (a symlink loop?)")
-    if target.is_relative_to(base):
-        return target
-    if not Path(os.path.normpath(base / relative)).is_relative_to(base):
-        raise PathEscapeError(f"{relative} escapes {what} through '..'")
-    raise PathEscapeError(f"{relative} escapes {what} through a symlink (it resolves to {target})")
 
 
 def _resolved(path: Path) -> Path | None:

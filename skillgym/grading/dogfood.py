@@ -15,8 +15,9 @@ import anyio.to_thread
 from ..model import DogfoodCase, ReportRequirement
 from ..results import CheckOutcome, Grade, ScoreItem
 from ..trace import Trace, shell_commands
+from ..workspaces.paths import UnsafePathError, resolve_inside
 from .antipatterns import effective_rules, scan_commands
-from .artifacts import ARTIFACT_EXTENSIONS, PathEscapeError, evaluate_artifacts, inside, walk_files
+from .artifacts import ARTIFACT_EXTENSIONS, evaluate_artifacts, walk_files
 from .context import GradeContext
 from .execution import PROVIDER_FAILED
 from .patterns import LineIndex, find_first, find_forbidden, show_pattern
@@ -53,8 +54,8 @@ class _Bundle:
         self.workspace = Path(ctx.workspace)
         self.problem = ""
         try:
-            self.root: Path | None = inside(self.workspace, case.bundle_path)
-        except PathEscapeError as exc:
+            self.root: Path | None = resolve_inside(self.workspace, case.bundle_path, within="the workspace")
+        except UnsafePathError as exc:
             self.root, self.problem = None, f"the bundle path {exc}"
         if self.root is not None and not self.root.is_dir():
             self.problem = f"the bundle {case.bundle_path}/ does not exist in the workspace"
@@ -70,8 +71,8 @@ class _Bundle:
         self.report_path: Path | None = None
         if self.root is not None:
             # A report.md symlinked out of the bundle is not the agent's report.
-            with contextlib.suppress(PathEscapeError):
-                self.report_path = inside(self.root, REPORT_NAME, what="the bundle")
+            with contextlib.suppress(UnsafePathError):
+                self.report_path = resolve_inside(self.root, REPORT_NAME, within="the bundle")
         self.has_report = self.report_path is not None and self.report_path.is_file()
         if self.has_report and self.report_path is not None:
             self.report = self.report_path.read_text(encoding="utf-8", errors="replace")

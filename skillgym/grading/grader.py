@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, assert_never
 
 from ..model import AntiPatternRule, Case, DogfoodCase, ExecutionCase, PromptCase
 from ..results import Grade
@@ -72,6 +72,5 @@ async def grade(case: Case, trace: Trace, ctx: GradeContext) -> Grade:
             return await grade_execution(case, trace, ctx)
         case DogfoodCase():
             return await grade_dogfood(case, trace, ctx)
-    raise TypeError(
-        f"cannot grade {type(case).__name__}: expected a PromptCase, ExecutionCase or DogfoodCase"
-    )
+        case _:
+            assert_never(case)

@@ -36,7 +36,8 @@ from ..model import (
 from ..plugins import VERIFIER_KINDS, verifier_kind
 from ..process import ProcessStartError, run_process
 from ..results import CheckOutcome
-from .artifacts import PathEscapeError, find_artifacts, inside, judge_artifacts
+from ..workspaces.paths import UnsafePathError, resolve_inside
+from .artifacts import find_artifacts, judge_artifacts
 from .context import GradeContext
 from .patterns import compile_pattern, show_pattern
 
@@ -86,12 +87,12 @@ def _workspace_file(ctx: GradeContext, relative: str) -> tuple[Path | None, str]
     verifier's error.
     """
     try:
-        path = inside(Path(ctx.workspace), relative)
+        path = resolve_inside(Path(ctx.workspace), relative, within="the workspace")
         if not path.exists():
             return None, f"{relative} does not exist in the workspace"
         if not path.is_file():
             return None, f"{relative} is not a regular file"
-    except PathEscapeError as exc:
+    except UnsafePathError as exc:
         return None, str(exc)
     except (OSError, RuntimeError) as exc:
         return None, f"cannot resolve {relative} in the workspace ({_unresolvable(exc)})"

@@ -82,7 +82,6 @@ class AgentCliProvider:
     install: str  # how to install it, for the "not found" problem
     credentials: tuple[str, ...] = ()  # any one of these must be set; () when none is needed
     login: str = "a login session of your own"  # what the private home hides from the CLI
-    credentials_hint: str = ""  # more words for the "no credentials" problem
     stream_format: str | None = None
     skill_dirs: tuple[str, ...] = ()
     passthrough_env: tuple[str, ...] = ()
@@ -153,7 +152,7 @@ class AgentCliProvider:
                 version=found.version,
                 problem=(
                     f"no credentials for {self.name}: set {names} (trials run in a private home, so "
-                    f"{self.login}{self.credentials_hint} is not used)"
+                    f"{self.login} is not used)"
                 ),
             )
         self._resolved = found.path

@@ -17,7 +17,7 @@ import msgspec
 from rich.console import Console
 
 from ..console import columns, make_console
-from ..errors import SkillgymError, UsageError
+from ..errors import ExitCode, SkillgymError, UsageError
 from ..fingerprint import short
 from ..results import TrialResult
 from .model import (
@@ -28,7 +28,6 @@ from .model import (
     SnapshotUpdate,
 )
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 DEFAULT_DIR = Path("snapshots")
 DEFAULT_RUNS = Path("runs")
 _RUN_ID_PREFIX = len("YYYYmmdd-HHMMSS")
@@ -144,7 +143,7 @@ def snapshots_command(args: argparse.Namespace, out: Console, err: Console) -> i
             out.out(msgspec.json.encode(update).decode(), highlight=False)
         else:
             _print(out, [f"run {log.start.run_id} ({run_dir})", *update_lines(update)])
-        return EXIT_OK
+        return ExitCode.OK
     if log.finish is None or log.finish.interrupted:
         notes.append("the run did not finish: only the trials that finished were compared")
     check = check_rows(
@@ -160,7 +159,7 @@ def snapshots_command(args: argparse.Namespace, out: Console, err: Console) -> i
         out.out(msgspec.json.encode(check).decode(), highlight=False)
     else:
         _print(out, [f"run {log.start.run_id} ({run_dir})", *check_lines(check, every=True)])
-    return EXIT_FAILED if args.enforce and check.regressions else EXIT_OK
+    return ExitCode.FAILED if args.enforce and check.regressions else ExitCode.OK
 
 
 def _latest_or_fresh_run(args: argparse.Namespace, err: Console) -> Path | int:
@@ -174,7 +173,7 @@ def _latest_or_fresh_run(args: argparse.Namespace, err: Console) -> Path | int:
         from ..cli import main as cli_main  # the same `skillgym run` a user would type
 
         code = cli_main(["run", "--suite", str(args.suite), "--output", str(args.output)])
-        if code not in (EXIT_OK, EXIT_FAILED):  # failed trials still measured their tokens
+        if code not in (ExitCode.OK, ExitCode.FAILED):  # failed trials still measured their tokens
             return code
         run_dir = latest_run(args.output)
     if run_dir is None:
@@ -277,7 +276,7 @@ def after_run(summary: Mapping[str, Any], out: Console, exit_code: int) -> int:
         make_console(stderr=True).print(
             f"skillgym: error: token snapshots: {summary['snapshot_error']}", markup=False
         )
-        return EXIT_USAGE
+        return ExitCode.USAGE
     if "snapshot_check" in summary:
         check = msgspec.convert(summary["snapshot_check"], SnapshotCheck)
         _print(out, check_lines(check, every=False))

@@ -26,25 +26,33 @@ def check_segment(value: str, *, what: str) -> str:
     return value
 
 
-def resolve_inside(root: Path, relative: str, *, what: str) -> Path:
+def resolve_inside(root: Path, relative: str, *, what: str = "", within: str | None = None) -> Path:
     """The absolute path of ``relative`` under ``root``, refusing anything that leaves ``root``.
 
-    Absolute paths, ``..`` components and symlinks whose target lies outside ``root`` are all refused;
-    the message names ``what`` (for example ``"workspace preset 'tui' template"``) and the offending path.
+    Empty and absolute paths, ``..`` components, symlinks whose target lies outside ``root`` and paths
+    that cannot be resolved (a symlink loop) are all refused with an ``UnsafePathError``. The message
+    names ``what`` (for example ``"workspace preset 'tui' template"``), the path, and ``within`` (what
+    ``root`` is to the user, ``"the workspace"`` say; its path by default).
     """
+    subject = f"{what} {relative!r}" if what else relative
+    base = root.resolve()
+    where = within or str(base)
     if not relative or os.path.isabs(relative):
         raise UnsafePathError(
-            f"{what} {relative!r} must be a non-empty path relative to {root}; drop the leading '/'"
+            f"{subject} is an absolute or empty path; it must be a path relative to {where} "
+            "(drop the leading '/')"
         )
-    base = root.resolve()
-    candidate = (base / relative).resolve()
-    if not candidate.is_relative_to(base):
-        via = "a symlink" if ".." not in Path(relative).parts else "'..'"
-        raise UnsafePathError(
-            f"{what} {relative!r} escapes {base} via {via} (it resolves to {candidate}); "
-            f"keep it inside {base}"
-        )
-    return candidate
+    try:
+        candidate = (base / relative).resolve()
+    except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop, before Python 3.13
+        raise UnsafePathError(f"{subject} cannot be resolved in {where} (a symlink loop?)") from exc
+    if candidate.is_relative_to(base):
+        return candidate
+    if not Path(os.path.normpath(base / relative)).is_relative_to(base):
+        raise UnsafePathError(f"{subject} escapes {where} through '..'; keep it inside {where}")
+    raise UnsafePathError(
+        f"{subject} escapes {where} through a symlink (it resolves to {candidate}); keep it inside {where}"
+    )
 
 
 def check_tree_links(tree: Path, root: Path, *, what: str) -> None:

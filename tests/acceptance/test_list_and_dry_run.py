@@ -127,7 +127,7 @@ def test_unknown_lane_condition_case_or_provider_exit_2_listing_valid_ones(
         ("--lane", "promt", "valid lanes: prompt, execution, dogfood"),
         ("--condition", "stail", "valid conditions: none, self-load, preloaded, stale"),
         ("--case", "nope", "valid case ids: make-file, route-demo"),
-        ("--provider", "gpt", "valid providers: replay, stub, command"),
+        ("--provider", "gpt", "valid providers: claude, codex, command"),
     ):
         proc = run_cli("run", "--suite", str(root), "--dry-run", flag, value, cwd=root.parent)
         assert proc.returncode == 2, (flag, proc.stdout, proc.stderr)

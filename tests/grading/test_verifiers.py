@@ -409,3 +409,31 @@ async def test_custom_verifier_modules_are_imported_from_the_suite(make_ctx: Mak
         await run_verifier(
             CustomVerifier(id="m", target=f"{name}_absent:ok"), make_ctx(suite_root=str(suite))
         )
+
+
+async def test_a_verifier_kind_is_judged_by_the_function_registered_for_its_tag(make_ctx: MakeCtx) -> None:
+    from skillgym.model import Data
+    from skillgym.plugins import VERIFIER_KINDS, verifier_kind
+
+    class LineCount(Data, frozen=True, kw_only=True, tag_field="kind", tag="line-count"):
+        id: str
+        required: bool = True
+        path: str
+        lines: int
+
+    @verifier_kind("line-count")
+    async def judge(v: LineCount, ctx: GradeContext) -> tuple[bool, str]:
+        found = len((Path(ctx.workspace) / v.path).read_text(encoding="utf-8").splitlines())
+        return found == v.lines, f"{v.path} has {found} lines"
+
+    ctx = make_ctx()
+    (Path(ctx.workspace) / "notes.txt").write_text("a\nb\n", encoding="utf-8")
+    try:
+        ok = await run_verifier(LineCount(id="n", path="notes.txt", lines=2), ctx)  # type: ignore[arg-type]
+        assert (ok.passed, ok.message) == (True, "notes.txt has 2 lines")
+    finally:
+        VERIFIER_KINDS.remove("line-count")
+    with pytest.raises(
+        VerifierError, match="verifier 'n' crashed: UsageError: unknown verifier kind 'line-count'"
+    ):
+        await run_verifier(LineCount(id="n", path="notes.txt", lines=2), ctx)  # type: ignore[arg-type]

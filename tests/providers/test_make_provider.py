@@ -30,7 +30,7 @@ def test_known_names_build_their_provider(suite_root: Path) -> None:
     assert command.argv == ("python3", "agent.py", "--fast")
     assert (stub.name, replay.name, command.name) == ("stub", "replay", "command")
     assert replay.skill_dirs == (".claude/skills", ".agents/skills")
-    assert provider_names()[:5] == ("replay", "stub", "command", "claude", "codex")
+    assert {"replay", "stub", "command", "claude", "codex"} <= set(provider_names())
 
 
 def test_command_provider_needs_a_command(suite_root: Path) -> None:
@@ -41,7 +41,10 @@ def test_command_provider_needs_a_command(suite_root: Path) -> None:
 
 
 def test_an_unknown_name_lists_the_valid_ones(suite_root: Path) -> None:
-    with pytest.raises(UsageError, match="unknown provider 'claud' given to --provider; valid providers: replay, stub"):
+    with pytest.raises(
+        UsageError,
+        match="unknown provider 'claud' given to --provider; valid providers: claude, codex, command, ",
+    ):
         make_provider("claud", suite_root=suite_root)
 
 

@@ -245,7 +245,7 @@ CORPUS: dict[str, Bad] = {
         {}, (*RUN, "--lane", "execution", "--case", "ok"), ("nothing to run", "'ok' is in the prompt lane")
     ),
     "unknown-provider": Bad({}, ("run", "--provider", "gpt4"), ("'gpt4'", "valid providers")),
-    "unknown-reporter": Bad({}, (*RUN, "--reporter", "html"), ("'html'", "console, jsonl, junit, final")),
+    "unknown-reporter": Bad({}, (*RUN, "--reporter", "html"), ("'html'", "console, final, jsonl, junit")),
     "jsonl-without-output": Bad({}, (*RUN, "--reporter", "jsonl"), ("--reporter-output",)),
     "command-without-agent": Bad({}, ("run", "--provider", "command"), ("--agent-command",)),
     "agent-not-executable": Bad(

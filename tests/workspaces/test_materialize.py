@@ -141,7 +141,7 @@ async def test_a_template_symlinked_outside_the_suite_is_refused(
     secret.mkdir()
     (secret / "credentials.json").write_text("{}")
     (suite_root / "templates" / "evil").symlink_to(secret)
-    with pytest.raises(EnvironmentSetupError, match=r"escapes .* via a symlink"):
+    with pytest.raises(EnvironmentSetupError, match=r"escapes .* through a symlink"):
         await build(layout, suite_root, preset=make_preset(template="templates/evil"))
 
 

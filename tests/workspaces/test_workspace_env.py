@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 import skillgym.workspaces.env as env_module
-from skillgym.workspaces import ENV_ORDER, ENV_ORDER_TEXT, HARNESS_KEYS, TrialLayout, hermetic_env
 from skillgym.providers import ClaudeProvider, CodexProvider
+from skillgym.workspaces import ENV_ORDER, ENV_ORDER_TEXT, HARNESS_KEYS, TrialLayout, hermetic_env
 from skillgym.workspaces.env import with_command_env
 
 # The home variables the two CLI providers declare; the workspace code knows none of them itself.

@@ -1,0 +1,38 @@
+"""Tests for skillgym.errors: one error base for the whole library, one table of exit codes."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+
+import skillgym
+from skillgym.errors import ExitCode, SkillgymError, UsageError
+
+
+def _library_exceptions() -> list[type[BaseException]]:
+    found: list[type[BaseException]] = []
+    for info in pkgutil.walk_packages(skillgym.__path__, prefix="skillgym."):
+        if info.name == "skillgym.__main__":
+            continue
+        module = importlib.import_module(info.name)
+        for _, value in inspect.getmembers(module, inspect.isclass):
+            if issubclass(value, BaseException) and value.__module__ == info.name:
+                found.append(value)
+    return found
+
+
+def test_every_exception_the_library_defines_inherits_skillgym_error() -> None:
+    classes = _library_exceptions()
+    assert len(classes) > 15  # the walk really found the library's exceptions
+    assert [c.__qualname__ for c in classes if not issubclass(c, SkillgymError)] == []
+
+
+def test_exit_codes_are_one_enum_and_bad_input_is_2() -> None:
+    assert [(code.name, int(code)) for code in ExitCode] == [
+        ("OK", 0),
+        ("FAILED", 1),
+        ("USAGE", 2),
+        ("INTERRUPTED", 130),
+    ]
+    assert UsageError("x").exit_code == ExitCode.USAGE == 2
