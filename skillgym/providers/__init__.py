@@ -21,7 +21,6 @@ from .claude import ClaudeProvider as ClaudeProvider
 from .codex import CodexProvider as CodexProvider
 from .command import CommandProvider as CommandProvider
 from .command import parse_agent_command as parse_agent_command
-from .gemini import GeminiProvider as GeminiProvider
 from .replay import ReplayProvider as ReplayProvider
 from .stub import StubProvider as StubProvider
 from .tracefmt import StreamParseError as StreamParseError
@@ -47,7 +46,6 @@ __all__ = (
     "CodexProvider",
     "CommandProvider",
     "Detection",
-    "GeminiProvider",
     "Provider",
     "ProviderRequest",
     "ProviderResult",

@@ -15,12 +15,13 @@ from typing import Any
 import pytest
 
 from skillgym.plugins import PROVIDERS
-from skillgym.providers import GeminiProvider, make_provider
+from skillgym.providers import make_provider
 from skillgym.providers.agent_cli import MAX_ARGV_PROMPT
 from skillgym.providers.cassette import read_cassette
 from skillgym.providers.gemini import (
     GEMINI_FIXED_ENV,
     MAX_ATTEMPTS,
+    GeminiProvider,
     gemini_argv,
     gemini_settings,
     write_gemini_settings,
