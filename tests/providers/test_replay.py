@@ -204,7 +204,7 @@ async def test_an_unknown_format_says_which_are_known(suite_root: Path, tmp_path
     assert not result.ok
     assert result.error_message is not None
     assert "format 'claude-stream-json-v9' has no parser" in result.error_message
-    assert "known: claude-stream-json, codex-json, skillgym-trace" in result.error_message
+    assert "known: claude-stream-json, codex-json, gemini-stream-json, skillgym-trace" in result.error_message
 
 
 async def test_a_recorded_failure_replays_as_that_failure(suite_root: Path, tmp_path: Path) -> None:
