@@ -19,7 +19,7 @@ import anyio.to_thread
 import msgspec
 
 from ..errors import UsageError
-from ..plugins import STREAM_FORMATS, provider
+from ..plugins import PROVIDERS, STREAM_FORMATS, provider
 from ..process import ProcessStartError, run_process
 from ..results import ErrorClass
 from ..trace import ToolCall, Trace
@@ -50,6 +50,8 @@ class ReplayProvider:
     """
 
     name = "replay"
+    # Until detect knows which provider recorded the cassettes; then that provider's own folders, so a
+    # re-enacted command that reads an installed skill finds it where the recorded agent did.
     skill_dirs: tuple[str, ...] = (".claude/skills", ".agents/skills")
     runs_agent: bool = False
     passthrough_env: tuple[str, ...] = ()
@@ -125,6 +127,10 @@ class ReplayProvider:
         problem = await anyio.to_thread.run_sync(_first_damaged, self._root / provider / model)
         if problem is not None:
             return Detection(provider=self.name, available=False, problem=problem)
+        if provider in PROVIDERS and provider != self.name:
+            recorded = getattr(PROVIDERS.get(provider), "skill_dirs", None)
+            if isinstance(recorded, tuple) and recorded:
+                self.skill_dirs = recorded
         return Detection(provider=self.name, available=True, default_model=model)
 
     async def invoke(self, request: ProviderRequest) -> ProviderResult:
