@@ -35,7 +35,7 @@ def tests(session: nox.Session) -> None:
 
 @nox.session
 def integration(session: nox.Session) -> None:
-    """Tests against real programs: pinned Claude Code and Codex CLIs (installed from npm), tmux."""
+    """Tests against real programs: pinned Claude Code, Codex and Gemini CLIs (installed from npm), tmux."""
     session.install("-e", ".[test]")
     session.run("pytest", "-m", "integration", *session.posargs)
 

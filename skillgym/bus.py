@@ -1,11 +1,12 @@
-"""The event bus: one queue per subscriber, each subscriber a task in the run's task group.
+"""The event bus: one bounded anyio memory object stream per subscriber, each subscriber a task.
 
 Publishing never switches tasks (``post`` is synchronous), so a sequence of events posted together
-reaches every subscriber in that order, with no lock; a subscriber task drains its queue in batches.
-Backpressure is explicit: producers ``await bus.room()`` between units of work, which waits while any
-subscriber is more than ``STREAM_BUFFER`` events behind, so a slow reporter slows the run instead of
-buffering it. A subscriber with a ``flush()`` method has it awaited whenever its queue runs empty, before
-the subscriber waits for more: a reporter may gather a batch's writes and make them there, in one go.
+reaches every subscriber in that order, with no lock. A subscriber's stream holds ``STREAM_BUFFER``
+events; what is posted while it is full waits in the bus, in order, until a producer's
+``await bus.room()`` (between units of work) sends it on, waiting as long as the subscriber is behind: a
+slow reporter slows the run instead of buffering it. A subscriber task takes what its stream holds in
+one go, and a subscriber with a ``flush()`` method has it awaited whenever its stream runs empty, before
+the task waits for more: a reporter may gather a batch's writes and make them there, in one go.
 """
 
 from __future__ import annotations
@@ -18,13 +19,13 @@ from typing import Protocol, TextIO
 
 import anyio
 from anyio.abc import TaskGroup
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from .events import Event, event_type
 
 # Small on purpose: a slow reporter applies backpressure to the runner instead of buffering a run. But
-# not smaller than what one round of trial workers posts between two turns of the reporters (64 workers x
-# 4 events, with room for more): below that, producers waited on every round even for reporters that
-# kept up, and the waits and wake-ups cost a 20,000-trial stub run over a tenth of its CPU time.
+# not smaller than what one round of trial workers posts between two turns of the reporters (64 workers
+# x 4 events, with room for more), or producers wait on every round even for reporters that keep up.
 STREAM_BUFFER = 512
 # A subscriber with a ``tick()`` method is called this often while no event arrives (heartbeats).
 TICK_S = 1.0
@@ -40,19 +41,16 @@ class Subscriber(Protocol):
     async def finish(self) -> None: ...
 
 
-class _Inbox:
-    """One subscriber's pending events and the wake-ups between it and the producers."""
+class _Outbox:
+    """The bus's end of one subscriber's stream, and the events posted while that stream was full."""
 
-    __slots__ = ("drained", "events", "held", "idle", "wake")
+    __slots__ = ("overflow", "send", "sending")
 
-    def __init__(self) -> None:
-        self.events: deque[Event] = deque()
-        self.wake = anyio.Event()  # set when events arrive or the bus closes
-        self.drained = anyio.Event()  # set when the backlog falls to the limit
-        # Plain flags, read for every event instead of asking the events: the subscriber waits on
-        # ``wake`` (only then does a post need to set it), a producer waits on ``drained``.
-        self.idle = False
-        self.held = False
+    def __init__(self, send: MemoryObjectSendStream[Event]) -> None:
+        self.send = send
+        self.overflow: deque[Event] = deque()
+        # One producer at a time sends the overflow on, oldest first, so the events keep their order.
+        self.sending = anyio.Lock()
 
 
 class EventBus:
@@ -60,38 +58,49 @@ class EventBus:
 
     def __init__(self, tg: TaskGroup, *, errors: TextIO | None = None) -> None:
         self._tg = tg
-        self._inboxes: dict[str, _Inbox] = {}
+        self._outboxes: dict[str, _Outbox] = {}
         self._errors = errors or sys.stderr
         self.failed: dict[str, str] = {}
         self._tickers: list[anyio.CancelScope] = []
         self._closed = False
 
     def subscribe(self, subscriber: Subscriber) -> None:
-        inbox = _Inbox()
-        self._inboxes[subscriber.name] = inbox
-        self._tg.start_soon(self._pump, subscriber, inbox, name=f"reporter:{subscriber.name}")
+        send, receive = anyio.create_memory_object_stream[Event](STREAM_BUFFER)
+        outbox = _Outbox(send)
+        self._outboxes[subscriber.name] = outbox
+        self._tg.start_soon(self._pump, subscriber, receive, outbox, name=f"reporter:{subscriber.name}")
         tick: Callable[[], Awaitable[None]] | None = getattr(subscriber, "tick", None)
         if tick is not None:
             self._tg.start_soon(self._tick, subscriber, tick, name=f"reporter-tick:{subscriber.name}")
 
     def post(self, event: Event) -> None:
-        """Queue ``event`` for every live subscriber, without waiting (see ``room`` for backpressure)."""
+        """Send ``event`` to every live subscriber, without waiting (see ``room`` for backpressure)."""
         if self._closed:
             raise RuntimeError("event posted to a closed bus")
-        for inbox in self._inboxes.values():
-            inbox.events.append(event)
-            if inbox.idle:
-                inbox.idle = False
-                inbox.wake.set()
+        for outbox in self._outboxes.values():
+            if outbox.overflow:  # behind the events already waiting, never ahead of them
+                outbox.overflow.append(event)
+                continue
+            try:
+                outbox.send.send_nowait(event)
+            except anyio.WouldBlock:
+                outbox.overflow.append(event)
+            except anyio.BrokenResourceError:
+                pass  # its subscriber is being dropped: its task removes it before it can matter
 
     async def room(self) -> None:
         """Wait while any subscriber is more than ``STREAM_BUFFER`` events behind."""
-        for inbox in list(self._inboxes.values()):
-            while len(inbox.events) > STREAM_BUFFER:
-                if not inbox.held:  # the first producer to wait makes the event; others share it
-                    inbox.drained = anyio.Event()
-                    inbox.held = True
-                await inbox.drained.wait()
+        for outbox in list(self._outboxes.values()):
+            if not outbox.overflow:
+                continue
+            async with outbox.sending:
+                try:
+                    while outbox.overflow:
+                        # Sent before it leaves the overflow: a post meanwhile lines up behind it.
+                        await outbox.send.send(outbox.overflow[0])
+                        outbox.overflow.popleft()
+                except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+                    pass  # dropped, or the bus closed: its task takes what is left itself
 
     async def publish(self, event: Event) -> None:
         """``post`` then ``room``: one event, with backpressure."""
@@ -99,35 +108,45 @@ class EventBus:
         await self.room()
 
     async def close(self) -> None:
-        """End of the run: each subscriber drains what it has, then finishes."""
+        """End of the run: each subscriber takes what it has, then finishes."""
         self._closed = True  # a ticker that has not started yet sees this and never loops
         for scope in self._tickers:
             scope.cancel()
-        for inbox in self._inboxes.values():
-            inbox.wake.set()
+        for outbox in self._outboxes.values():
+            outbox.send.close()
 
-    async def _pump(self, subscriber: Subscriber, inbox: _Inbox) -> None:
+    async def _pump(
+        self, subscriber: Subscriber, receive: MemoryObjectReceiveStream[Event], outbox: _Outbox
+    ) -> None:
         current: Event | None = None
-        events = inbox.events
         flush: Callable[[], Awaitable[None]] | None = getattr(subscriber, "flush", None)
+        unflushed = False
         try:
-            while True:
-                while events:
-                    current = events.popleft()
+            with receive:
+                while True:
+                    try:
+                        current = receive.receive_nowait()
+                    except anyio.WouldBlock:
+                        if flush is not None and unflushed:
+                            await flush()  # on failure, named after the batch's last event
+                            unflushed = False
+                            continue  # it may have yielded and more arrived: take those before waiting
+                        try:
+                            current = await receive.receive()
+                        except anyio.EndOfStream:
+                            break
+                    except anyio.EndOfStream:
+                        break
                     await subscriber.on_event(current)
-                    if inbox.held and len(events) <= STREAM_BUFFER:
-                        inbox.held = False
-                        inbox.drained.set()
-                if flush is not None:
-                    await flush()  # on failure, named after the batch's last event
-                    if events:  # it yielded and more arrived: drain those before waiting
-                        continue
-                current = None
-                if self._closed:
-                    break
-                inbox.wake = anyio.Event()  # no await since the queue emptied: nothing was missed
-                inbox.idle = True
-                await inbox.wake.wait()
+                    unflushed = True
+            # Closed: what was still waiting for room comes after everything the stream held.
+            while outbox.overflow:
+                current = outbox.overflow.popleft()
+                await subscriber.on_event(current)
+                unflushed = True
+            if flush is not None and unflushed:
+                await flush()
+            current = None
             await subscriber.finish()
         except Exception as exc:  # a broken reporter must not take the run down with it
             where = f"on {event_type(current)}" if current is not None else "while finishing"
@@ -138,14 +157,13 @@ class EventBus:
             )
             self._errors.flush()
         finally:
-            # Stop feeding it, and never leave a producer waiting on its backlog.
-            self._inboxes.pop(subscriber.name, None)
-            events.clear()
-            inbox.held = False
-            inbox.drained.set()
+            # Stop feeding it, and never leave a producer waiting on its backlog (its send fails now).
+            self._outboxes.pop(subscriber.name, None)
+            outbox.send.close()
+            outbox.overflow.clear()
 
     async def _tick(self, subscriber: Subscriber, tick: Callable[[], Awaitable[None]]) -> None:
-        # A separate task rather than a timeout on receive(): cancelling a receive can lose an event.
+        # A separate task rather than a timeout on receive(): ticks keep their pace while events arrive.
         with anyio.CancelScope() as scope:
             self._tickers.append(scope)
             while not self._closed and subscriber.name not in self.failed:

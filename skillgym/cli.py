@@ -352,7 +352,7 @@ def _print_plan(plan: Plan, out: Console, *, as_json: bool) -> None:
         for cmd in preset.bootstrap:
             out.print(f"  bootstrap {' '.join(cmd.argv)}  (timeout {cmd.timeout_s:g}s)", markup=False)
     rows = [["KEY", "FINGERPRINT", "WORKSPACE"]]
-    rows += [[i.key, short(i.fingerprint), i.workspace or "-"] for i in plan.items]
+    rows += [[i.id.key, short(i.id.fingerprint), i.workspace or "-"] for i in plan.items]
     for line in columns(rows):
         out.print(line, markup=False)
     out.print(f"total invocations: {len(plan.items)}", markup=False)

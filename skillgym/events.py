@@ -6,21 +6,17 @@ from typing import Any, TypeAlias
 
 import msgspec
 
+from .identity import TrialId
 from .model import Data, Lane
 from .results import TrialResult
-from .snapshots.model import (
-    NoSnapshotStep,
-    SnapshotCheck,
-    SnapshotFailure,
-    SnapshotOutcome,
-    SnapshotUpdate,
-)
+from .snapshots.model import NoSnapshotStep, SnapshotOutcome
 from .usage import TokenReport
 
-# 2: run.finish carries the token section, the snapshot step's outcome and the notes as typed fields,
-# where 1 had them in an untyped ``summary``. Logs of schema 1 are still read (``decode_event``).
-EVENT_SCHEMA = 2
-READABLE_SCHEMAS = (1, 2)
+EVENT_SCHEMA = 3
+# Older logs are still read: eventlog upgrades their events as it reads them. Schema 1 has trial.start's
+# and each result's identity fields at the top level, not in `id`; schemas 1 and 2 have run.finish's
+# token section, snapshot step and notes in an untyped `summary`.
+READABLE_EVENT_SCHEMAS: tuple[int, ...] = (1, 2, EVENT_SCHEMA)
 
 
 class Counts(Data, frozen=True, kw_only=True):
@@ -77,14 +73,8 @@ class CaseStart(_Event, frozen=True, kw_only=True, tag="case.start"):
 
 
 class TrialStart(_Event, frozen=True, kw_only=True, tag="trial.start"):
-    key: str
-    lane: Lane
-    case_id: str
-    condition: str
-    provider: str
-    model: str | None
-    trial: int
-    fingerprint: str
+    id: TrialId
+    model: str | None  # what the run asks for; the result says which model answered
     workspace: dict[str, Any] = {}  # the resolved workspace plan, secrets redacted
 
 
@@ -130,56 +120,6 @@ Event: TypeAlias = (
 
 event_encoder = msgspec.json.Encoder()
 event_decoder = msgspec.json.Decoder(Event)
-
-
-class RunFinishV1(_Event, frozen=True, kw_only=True, tag="run.finish"):
-    """``run.finish`` as schema 1 wrote it: the token section and the snapshot step in ``summary``."""
-
-    counts: Counts
-    exit_code: int
-    duration_s: float
-    interrupted: bool = False
-    summary: dict[str, Any] = {}
-
-
-_decoder_v1 = msgspec.json.Decoder(
-    RunStart | LaneStart | CaseStart | TrialStart | TrialFinish | CaseFinish | LaneFinish | RunFinishV1
-)
-
-
-def upgrade_finish(old: RunFinishV1) -> RunFinish:
-    """A schema-1 ``run.finish`` as today's: its summary's entries become the typed fields."""
-    summary = old.summary
-    snapshots: SnapshotOutcome = NoSnapshotStep()
-    if "snapshot_error" in summary:
-        snapshots = SnapshotFailure(message=str(summary["snapshot_error"]))
-    elif "snapshot_check" in summary:
-        snapshots = msgspec.convert(summary["snapshot_check"], SnapshotCheck)
-    elif "snapshot_update" in summary:
-        snapshots = msgspec.convert(summary["snapshot_update"], SnapshotUpdate)
-    tokens = summary.get("tokens")
-    return RunFinish(
-        run_id=old.run_id,
-        at=old.at,
-        counts=old.counts,
-        exit_code=old.exit_code,
-        duration_s=old.duration_s,
-        interrupted=old.interrupted,
-        tokens=None if tokens is None else msgspec.convert(tokens, TokenReport),
-        snapshots=snapshots,
-        notes=tuple(str(n) for n in summary.get("notes", ())),
-    )
-
-
-def decode_event(line: bytes, schema: int = EVENT_SCHEMA) -> Event:
-    """One line of a log written under ``schema`` (one of ``READABLE_SCHEMAS``), as today's event.
-
-    Raises ``msgspec.DecodeError`` or ``msgspec.ValidationError`` when the line is not such an event.
-    """
-    if schema == EVENT_SCHEMA:
-        return event_decoder.decode(line)
-    event = _decoder_v1.decode(line)
-    return upgrade_finish(event) if isinstance(event, RunFinishV1) else event
 
 
 def event_type(event: Event) -> str:

@@ -99,9 +99,11 @@ def resume_run(
             trials=start.trials,
         )
         fingerprints = {c.id: c.fingerprint for c in suite.cases}
-        planned = {i.key for i in plan.items}
+        planned = {i.id.key for i in plan.items}
         done: list[TrialResult] = [
-            r for r in log.results if r.key in planned and fingerprints.get(r.case_id) == r.fingerprint
+            r
+            for r in log.results
+            if r.id.key in planned and fingerprints.get(r.id.case_id) == r.id.fingerprint
         ]
         settings = start.settings
         options = RunOptions(

@@ -5,20 +5,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .errors import UsageError
+from .identity import TrialId, trial_id
+from .identity import item_key as item_key
 from .model import LANES, Case, Data, Lane, Suite, WorkspacePreset
 
 
 class WorkItem(Data, frozen=True, kw_only=True):
-    """One trial to run; ``key`` is stable across runs and mirrors the trial's directory."""
+    """One trial to run; ``id.key`` is stable across runs and mirrors the trial's directory."""
 
-    key: str
-    lane: Lane
-    case_id: str
-    condition: str
-    provider: str
-    model: str | None
-    trial: int
-    fingerprint: str
+    id: TrialId
+    model: str | None  # what the run asks for (--model); None: the provider's default
     workspace: str | None
 
 
@@ -34,11 +30,6 @@ class Plan(Data, frozen=True, kw_only=True):
     trials: int
     items: tuple[WorkItem, ...]
     presets: tuple[WorkspacePreset, ...]
-
-
-def item_key(lane: str, case_id: str, condition: str, provider: str, trial: int) -> str:
-    """``lane/case/condition/provider/trial-N``: the same path the trial's files live under."""
-    return f"{lane}/{case_id}/{condition}/{provider}/trial-{trial}"
 
 
 def _check_known(kind: str, flag: str, wanted: Sequence[str], known: Sequence[str]) -> None:
@@ -80,7 +71,7 @@ def build_plan(
     used_presets = {i.workspace for i in items}
     return Plan(
         suite=suite.root,
-        lanes=tuple(lane for lane in chosen_lanes if any(i.lane == lane for i in items)),
+        lanes=tuple(lane for lane in chosen_lanes if any(i.id.lane == lane for i in items)),
         conditions=chosen_conditions,
         providers=chosen_providers,
         case_ids=tuple(case_ids),
@@ -118,14 +109,15 @@ def _expand(
 ) -> list[WorkItem]:
     return [
         WorkItem(
-            key=item_key(case.lane, case.id, condition, provider, trial),
-            lane=case.lane,
-            case_id=case.id,
-            condition=condition,
-            provider=provider,
+            id=trial_id(
+                lane=case.lane,
+                case_id=case.id,
+                condition=condition,
+                provider=provider,
+                trial=trial,
+                fingerprint=case.fingerprint,
+            ),
             model=model,
-            trial=trial,
-            fingerprint=case.fingerprint,
             workspace=case.workspace,
         )
         for condition in conditions

@@ -14,9 +14,9 @@ from typing import BinaryIO, Final, TypeAlias
 
 import anyio
 
+from .childio import Child, Sink
 from .errors import SkillgymError
 from .model import Data
-from .spawn import Child, Exchange
 
 _MIB: Final = 1024 * 1024
 # Lines handed to `on_stdout_line` are at most this long, so one endless line cannot grow memory.
@@ -103,14 +103,13 @@ async def run_process(
         raise ValueError(f"caps must be zero or more, got {max_capture_bytes=} and {max_file_bytes=}")
     command = tuple(argv)
     with contextlib.ExitStack() as files:
-        # Opened and started right here, on the loop: a hand-off to a worker thread cost more than the start
-        # itself (a millisecond or so) once dozens of trials wanted threads at once. An unwritable log path
-        # fails before any process exists.
-        logs = (stdout_path, stderr_path)
-        process, out_file, err_file = _open_and_spawn(command, cwd, env, stdin_data is not None, logs)
-        for file in (out_file, err_file):
-            if file is not None:
-                files.callback(file.close)
+        # Unbuffered: each chunk is one write, so a log being tailed, or left behind by a crash, has
+        # everything so far without a flush per chunk. An unwritable log path fails before any process
+        # exists.
+        out_file, err_file = (
+            None if path is None else files.enter_context(open(path, "wb", buffering=0))
+            for path in (stdout_path, stderr_path)
+        )
         stdout = _Output(out_file, max_capture_bytes, max_file_bytes)
         stderr = _Output(err_file, max_capture_bytes, max_file_bytes)
         lines = _LineSplitter(MAX_LINE_BYTES) if on_stdout_line is not None else None
@@ -121,31 +120,28 @@ async def run_process(
                 for line in lines.feed(chunk):
                     on_stdout_line(line)
 
+        process = _start(command, cwd, env, stdin_data, take_stdout, stderr.take)
         started = time.monotonic()
         timed_out = False
-        exchange: Exchange | None = None
         try:
-            exchange = Exchange(process, stdin_data, take_stdout, stderr.take)
             with anyio.move_on_after(timeout_s) as deadline:
-                await exchange.until_exited()
+                await process.exited()
             timed_out = deadline.cancelled_caught
             # Members left in the group hold the pipes open; killing them is what lets the reads end.
             await kill_process_group(process.pid)
-            if not exchange.drained:
+            if not process.drained:
                 with anyio.move_on_after(_DRAIN_S):
-                    await exchange.until_drained()
+                    await process.output_ended()
             if lines is not None and on_stdout_line is not None and (last := lines.finish()) is not None:
                 on_stdout_line(last)
         finally:
-            if exchange is not None:
-                exchange.close()
+            process.close()  # after cancellation or a failing callback, no callback runs again
             with anyio.CancelScope(shield=True):
                 # Idempotent after the call above; here it covers cancellation and a failing callback.
                 await kill_process_group(process.pid)
                 if process.returncode is None:
                     with anyio.move_on_after(_AFTER_KILL_S):
-                        await process.wait()
-                process.close()
+                        await process.exited()
         duration_s = time.monotonic() - started
     returncode = process.returncode
     return ProcessResult(
@@ -306,23 +302,22 @@ class _LineSplitter:
         return bytes(self._buffer) if self._buffer else None
 
 
-def _open_and_spawn(
+def _start(
     command: tuple[str, ...],
     cwd: Path,
     env: Mapping[str, str],
-    with_stdin: bool,
-    logs: tuple[Path | None, Path | None],
-) -> tuple[Child, BinaryIO | None, BinaryIO | None]:
-    with contextlib.ExitStack() as opened:
-        # Unbuffered: each chunk is one write, so a log being tailed, or left behind by a crash, has
-        # everything so far without a flush per chunk.
-        out, err = (None if p is None else opened.enter_context(open(p, "wb", buffering=0)) for p in logs)
-        try:
-            child = Child.spawn(command, cwd=cwd, env=dict(env), with_stdin=with_stdin)
-        except OSError as exc:
-            raise _start_error(command[0], Path(cwd), exc) from exc
-        opened.pop_all()
-    return child, out, err
+    stdin_data: bytes | None,
+    stdout: Sink,
+    stderr: Sink,
+) -> Child:
+    # Started right here, on the loop: a hand-off to a worker thread costs more than the start itself
+    # (a millisecond or so) once dozens of trials want threads at once.
+    try:
+        return Child.start(
+            command, cwd=cwd, env=dict(env), stdin_data=stdin_data, stdout=stdout, stderr=stderr
+        )
+    except OSError as exc:
+        raise _start_error(command[0], Path(cwd), exc) from exc
 
 
 def _start_error(executable: str, cwd: Path, exc: OSError) -> ProcessStartError:

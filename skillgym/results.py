@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Final, Literal, TypeAlias
 
-from .model import Data, Lane, Severity
+from .identity import TrialId
+from .model import Data, Severity
 from .trace import TokenUsage
 
-RESULT_SCHEMA = 1
+RESULT_SCHEMA = 2  # schema 1 holds the identity's fields at the top level instead of in `id`
 
 Status: TypeAlias = Literal["passed", "failed", "errored"]
 ErrorClass: TypeAlias = Literal[
@@ -95,15 +96,9 @@ class TrialResult(Data, frozen=True, kw_only=True):
     """The record of one trial: identity, outcome, grade, usage, timing and paths."""
 
     schema: int = RESULT_SCHEMA
-    key: str
-    lane: Lane
-    case_id: str
+    id: TrialId
     category: str
-    condition: str
-    provider: str
-    model: str | None
-    trial: int
-    fingerprint: str
+    model: str | None  # the model the provider reported, else the one the run asked for
     status: Status
     error_class: ErrorClass | None = None
     error_message: str | None = None

@@ -35,7 +35,8 @@ from .events import (
 from .files import write_atomic
 from .finishers import finish_parts
 from .hashing import skill_hash
-from .model import Case, Data, Suite
+from .identity import Group
+from .model import Case, Data, Lane, Suite
 from .plan import Plan, WorkItem
 from .providers import ProviderSettings, make_provider
 from .providers.base import Detection, Provider
@@ -119,7 +120,7 @@ async def detect_providers(plan: Plan, suite: Suite, options: RunOptions) -> dic
     return providers
 
 
-class _Brackets:
+class Brackets:
     """Posts lane/case start and finish around trials, in order, even under concurrency.
 
     Posting never switches tasks, so each method's events go out together, with no lock.
@@ -128,62 +129,51 @@ class _Brackets:
     def __init__(self, plan: Plan, bus: EventBus, run_id: str) -> None:
         self._bus = bus
         self._run_id = run_id
-        self._lane_left: Counter[str] = Counter(i.lane for i in plan.items)
-        self._group_left = Counter(_group(i) for i in plan.items)
-        self._lane_results: dict[str, list[TrialResult]] = {}
-        self._group_results: dict[tuple[str, str, str, str], list[TrialResult]] = {}
+        self._lane_left: Counter[Lane] = Counter(i.id.lane for i in plan.items)
+        self._group_left: Counter[Group] = Counter(i.id.group for i in plan.items)
+        self._lane_results: dict[Lane, list[TrialResult]] = {}
+        self._group_results: dict[Group, list[TrialResult]] = {}
 
-    def before(self, item: WorkItem, case: Case, workspace: dict[str, object]) -> None:
+    def before(self, item: WorkItem, workspace: dict[str, object]) -> None:
         now = time.time()
-        if item.lane not in self._lane_results:
-            self._lane_results[item.lane] = []
+        trial = item.id
+        if trial.lane not in self._lane_results:
+            self._lane_results[trial.lane] = []
             self._bus.post(
                 LaneStart(
-                    run_id=self._run_id, at=now, lane=item.lane, total_trials=self._lane_left[item.lane]
+                    run_id=self._run_id, at=now, lane=trial.lane, total_trials=self._lane_left[trial.lane]
                 )
             )
-        group = _group(item)
+        group = trial.group
         if group not in self._group_results:
             self._group_results[group] = []
             self._bus.post(
                 CaseStart(
                     run_id=self._run_id,
                     at=now,
-                    lane=item.lane,
-                    case_id=item.case_id,
-                    condition=item.condition,
-                    provider=item.provider,
-                    fingerprint=case.fingerprint,
+                    lane=trial.lane,
+                    case_id=trial.case_id,
+                    condition=trial.condition,
+                    provider=trial.provider,
+                    fingerprint=trial.fingerprint,
                     total_trials=self._group_left[group],
                 )
             )
         self._bus.post(
-            TrialStart(
-                run_id=self._run_id,
-                at=now,
-                key=item.key,
-                lane=item.lane,
-                case_id=item.case_id,
-                condition=item.condition,
-                provider=item.provider,
-                model=item.model,
-                trial=item.trial,
-                fingerprint=item.fingerprint,
-                workspace=dict(workspace),
-            )
+            TrialStart(run_id=self._run_id, at=now, id=trial, model=item.model, workspace=dict(workspace))
         )
 
-    def after(self, item: WorkItem, result: TrialResult) -> None:
+    def after(self, result: TrialResult) -> None:
         self._bus.post(TrialFinish(run_id=self._run_id, at=time.time(), result=result))
-        group = _group(item)
+        group, lane = result.id.group, result.id.lane
         self._group_results[group].append(result)
-        self._lane_results[item.lane].append(result)
+        self._lane_results[lane].append(result)
         self._group_left[group] -= 1
-        self._lane_left[item.lane] -= 1
+        self._lane_left[lane] -= 1
         if self._group_left[group] == 0:
             self._close_group(group)
-        if self._lane_left[item.lane] == 0:
-            self._close_lane(item.lane)
+        if self._lane_left[lane] == 0:
+            self._close_lane(lane)
 
     def close_open(self) -> None:
         """After an interruption: finish every bracket that was opened, with the trials it got."""
@@ -194,13 +184,13 @@ class _Brackets:
             if left > 0 and lane in self._lane_results:
                 self._close_lane(lane)
 
-    def _close_group(self, group: tuple[str, str, str, str]) -> None:
+    def _close_group(self, group: Group) -> None:
         lane, case_id, condition, provider = group
         self._bus.post(
             CaseFinish(
                 run_id=self._run_id,
                 at=time.time(),
-                lane=lane,  # type: ignore[arg-type]
+                lane=lane,
                 case_id=case_id,
                 condition=condition,
                 provider=provider,
@@ -209,12 +199,12 @@ class _Brackets:
         )
         self._group_left[group] = 0
 
-    def _close_lane(self, lane: str) -> None:
+    def _close_lane(self, lane: Lane) -> None:
         self._bus.post(
             LaneFinish(
                 run_id=self._run_id,
                 at=time.time(),
-                lane=lane,  # type: ignore[arg-type]
+                lane=lane,
                 counts=counts_of(self._lane_results[lane]),
             )
         )
@@ -229,8 +219,26 @@ def injected_texts(suite: Suite, plan: Plan) -> dict[str, str]:
         raise SkillgymError(f"condition material cannot be read: {exc}") from exc
 
 
-def _group(item: WorkItem) -> tuple[str, str, str, str]:
-    return (item.lane, item.case_id, item.condition, item.provider)
+class RunContext(msgspec.Struct, frozen=True, kw_only=True):
+    """What every stage of a run reads: the plan, its suite and options, the detected providers."""
+
+    plan: Plan
+    suite: Suite
+    options: RunOptions
+    providers: dict[str, Provider]
+    run_id: str
+    run_dir: Path
+    cases: dict[str, Case]  # by id
+    settings: TrialSettings
+
+
+class Scheduled(msgspec.Struct, frozen=True, kw_only=True):
+    """What scheduling the trials left: their results in finishing order, and how the run stopped."""
+
+    results: tuple[TrialResult, ...]
+    interrupted: bool = False
+    output_error: str | None = None  # the run dir stopped being writable: why
+    leftovers: tuple[str, ...] = ()  # finished trials' files that could not be removed, and why
 
 
 async def execute(
@@ -244,7 +252,8 @@ async def execute(
 ) -> RunOutcome:
     """Run ``plan``; ``done`` holds results a resumed run already has (those items are not run again).
 
-    The run directory is held by this process while the run lasts (see ``claim_run_dir``).
+    In stages: detect the providers, then (holding the run directory, see ``claim_run_dir``) replay the
+    kept results, schedule the rest, and finish. Only the run directory's becoming unwritable raises.
     """
     providers = await detect_providers(plan, suite, options)
     run_id = options.run_id or new_run_id()
@@ -257,38 +266,79 @@ async def execute(
             "pass --output DIR with a writable folder"
         ) from exc
     with claim_run_dir(run_dir), _signal_handlers_restored():
-        return await _execute(plan, suite, options, subscribers, providers, done, run_id, run_dir)
+        run = run_context(plan, suite, options, providers, run_id=run_id, run_dir=run_dir)
+        start = run_start(run, resumed=bool(done))
+        _write_run_json(run_dir, start)
+        t0 = time.monotonic()
+        async with running_bus(*subscribers) as bus:
+            await bus.publish(start)
+            brackets = Brackets(plan, bus, run_id)
+            await replay_kept(run, done, brackets, bus)
+            finished_keys = {r.id.key for r in done}
+            todo = [i for i in plan.items if i.id.key not in finished_keys]
+            scheduled = await schedule(run, todo, brackets, bus)
+            results = [*done, *scheduled.results]
+            took = time.monotonic() - t0
+            end = await finish(run, results, scheduled, brackets, bus, duration_s=took, finishers=subscribers)
+    if scheduled.output_error is not None:
+        raise OutputError(
+            f"the run directory stopped being writable during the run ({scheduled.output_error}); "
+            f"{len(results)} finished trials are in its event log if it still exists; "
+            "use a stable, writable --output"
+        )
+    order = {item.id.key: index for index, item in enumerate(plan.items)}
+    return RunOutcome(
+        run_id=run_id,
+        run_dir=str(run_dir),
+        exit_code=end.exit_code,
+        counts=end.counts,
+        interrupted=end.interrupted,
+        results=tuple(sorted(results, key=lambda r: order.get(r.id.key, len(order)))),
+        finish=end,
+        leftovers=scheduled.leftovers,
+    )
 
 
-async def _execute(
+def run_context(
     plan: Plan,
     suite: Suite,
     options: RunOptions,
-    subscribers: Sequence[Subscriber],
     providers: dict[str, Provider],
-    done: Sequence[TrialResult],
+    *,
     run_id: str,
     run_dir: Path,
-) -> RunOutcome:
-    injected = injected_texts(suite, plan)
-    cases = {c.id: c for c in suite.cases}
-    finished_keys = {r.key for r in done}
-    todo = [i for i in plan.items if i.key not in finished_keys]
+) -> RunContext:
+    """The run's shared context; reads each condition's injected text (a missing file stops the run)."""
     settings = TrialSettings(
         run_dir=str(run_dir),
         run_id=run_id,
-        injected=injected,
+        injected=injected_texts(suite, plan),
         keep_workspaces=options.keep_workspaces,
         record=options.record,
         secrets=options.secrets,
     )
-    start = RunStart(
+    return RunContext(
+        plan=plan,
+        suite=suite,
+        options=options,
+        providers=providers,
         run_id=run_id,
+        run_dir=run_dir,
+        cases={c.id: c for c in suite.cases},
+        settings=settings,
+    )
+
+
+def run_start(run: RunContext, *, resumed: bool) -> RunStart:
+    """The run.start event (also written as run.json): what was asked for, with secrets scrubbed."""
+    plan, suite, options = run.plan, run.suite, run.options
+    return RunStart(
+        run_id=run.run_id,
         at=time.time(),
         argv=tuple(scrub(arg, options.secrets) for arg in options.argv),
         suite=suite.root,
         suite_dir=str(Path(suite.root).resolve()),
-        run_dir=str(run_dir),
+        run_dir=str(run.run_dir),
         lanes=plan.lanes,
         conditions=plan.conditions,
         providers=plan.providers,
@@ -299,7 +349,7 @@ async def _execute(
         total_trials=len(plan.items),
         skill_hash=skill_hash(suite),
         versions={"skillgym": __version__, "python": sys.version.split()[0]},
-        resumed=bool(done),
+        resumed=resumed,
         baseline_report=options.baseline_report,
         settings={
             "keep_workspaces": options.keep_workspaces,
@@ -308,6 +358,9 @@ async def _execute(
             "agent_command": options.agent_command and scrub(options.agent_command, options.secrets),
         },
     )
+
+
+def _write_run_json(run_dir: Path, start: RunStart) -> None:
     try:
         write_atomic(run_dir / "run.json", msgspec.json.format(msgspec.json.encode(start)).decode() + "\n")
     except OSError as exc:
@@ -315,111 +368,145 @@ async def _execute(
             f"cannot write {run_dir / 'run.json'}: {exc.strerror or exc}; "
             "pass --output DIR with a writable folder"
         ) from exc
-    results: list[TrialResult] = list(done)
-    interrupted = False
-    t0 = time.monotonic()
-    async with running_bus(*subscribers) as bus:
-        await bus.publish(start)
-        brackets = _Brackets(plan, bus, run_id)
-        by_key = {i.key: i for i in plan.items}
-        for prior in done:  # a resumed run replays finished trials so every reporter sees the whole run
-            item = by_key[prior.key]
-            brackets.before(item, cases[item.case_id], {})
-            brackets.after(item, prior)
-            await bus.room()
-        pending = iter(todo)
-        run_path = str(run_dir)  # checked before every trial: a plain string stats faster than a Path
 
-        async def worker(ahead: bool) -> None:
-            # A fixed pool pulling from one iterator (safe: one event loop thread), rather than one task
-            # per trial queued on a limiter: a 20,000-trial run then wakes 64 tasks, not 20,000.
-            if ahead:  # the first trials' setup goes first: it is what every slot is waiting for
-                await slots.filled.wait()
-            for item in pending:
-                if not os.path.isdir(run_path):  # removed under us: writing on would silently recreate a husk
-                    stop.output_error = f"{run_dir} was removed"
-                    stop.interrupted = True
-                    tg.cancel_scope.cancel()
-                    return
-                # One real yield per trial, even when a provider never awaits: signals, ticks and the
-                # reporters get their turn, and cancellation lands here. Then wait for slow reporters.
-                await anyio.lowlevel.checkpoint()
-                await bus.room()
-                case = cases[item.case_id]
-                brackets.before(item, case, workspace_plan(suite, case, item, settings))
-                try:
-                    result = await run_trial(
-                        suite, case, item, providers[item.provider], settings, slots=slots
-                    )
-                except OSError as exc:
-                    # The trial could not write its own files: the output dir is gone or unwritable, and
-                    # every later trial would fail the same way. Stop the run; what finished is kept.
-                    stop.output_error = f"{exc.filename or run_dir}: {exc.strerror or exc}"
-                    stop.interrupted = True
-                    tg.cancel_scope.cancel()
-                    return
-                results.append(result)
-                brackets.after(item, result)
-            slots.filled.set()  # nothing left to start: workers still holding back have nothing to wait for
 
-        stop = _Stop()
-        # --concurrency trials run their agent and grading at once; as many more workers set up the next
-        # trials and clean up finished ones meanwhile, so a slot is not idle while a trial's files move.
-        slots = AgentSlots(max(1, options.concurrency))
-        # Finished trials' workspaces are removed off their path; the block waits for that, Ctrl-C or not.
-        async with background_removal() as leftovers, anyio.create_task_group() as tg:
-            tg.start_soon(_watch_signals, tg.cancel_scope, stop)
-            async with anyio.create_task_group() as trials:
-                # Setting up ahead only pays where there is a workspace to set up, and --concurrency 1 keeps
-                # trials strictly one after another (a bootstrap may start what the agent before would see).
-                ahead = slots.total > 1 and any(
-                    needs_workspace(cases[i.case_id], providers[i.provider]) for i in todo
-                )
-                for number in range(min((2 if ahead else 1) * slots.total, len(todo))):
-                    trials.start_soon(worker, number >= slots.total, name=f"trial-worker-{number}")
-            tg.cancel_scope.cancel()  # all trials done: stop watching signals
-        interrupted = stop.interrupted
-        if interrupted:
-            brackets.close_open()
-        counts = counts_of(results)
-        # The finishers (token snapshots) change the verdict only through their gate: --snapshot-enforce
-        # fails a run on a regression, and a snapshot file that cannot be read or written is exit 2.
-        part = await finish_parts(subscribers, results, run_id=run_id, interrupted=interrupted)
-        passed = counts.passed == counts.total and part.gate == "pass"
-        exit_code: int = ExitCode.INTERRUPTED if interrupted else (ExitCode.OK if passed else ExitCode.FAILED)
-        if part.gate == "error":
-            exit_code = ExitCode.USAGE
-        if stop.output_error is not None:
-            exit_code = OutputError.exit_code
-        finish = RunFinish(
-            run_id=run_id,
-            at=time.time(),
-            counts=counts,
-            exit_code=exit_code,
-            duration_s=round(time.monotonic() - t0, 6),
-            interrupted=interrupted,
-            tokens=part.tokens,
-            snapshots=part.snapshots,
-            notes=part.notes,
-        )
-        await bus.publish(finish)
-    if stop.output_error is not None:
-        raise OutputError(
-            f"the run directory stopped being writable during the run ({stop.output_error}); "
-            f"{len(results)} finished trials are in its event log if it still exists; "
-            "use a stable, writable --output"
-        )
-    order = {item.key: index for index, item in enumerate(plan.items)}
-    return RunOutcome(
-        run_id=run_id,
-        run_dir=str(run_dir),
-        exit_code=exit_code,
-        counts=counts,
-        interrupted=interrupted,
-        results=tuple(sorted(results, key=lambda r: order.get(r.key, len(order)))),
-        finish=finish,
+async def replay_kept(
+    run: RunContext, done: Sequence[TrialResult], brackets: Brackets, bus: EventBus
+) -> None:
+    """A resumed run's finished trials, posted again so every reporter sees the whole run."""
+    by_key = {i.id.key: i for i in run.plan.items}
+    for prior in done:
+        brackets.before(by_key[prior.id.key], {})
+        brackets.after(prior)
+        await bus.room()
+
+
+async def schedule(run: RunContext, todo: Sequence[WorkItem], brackets: Brackets, bus: EventBus) -> Scheduled:
+    """Run ``todo`` with --concurrency agents at a time, until done, stopped by a signal, or unwritable.
+
+    Finished trials' workspaces are removed off their path; this waits for that, Ctrl-C or not.
+    """
+    stop = _Stop()
+    # --concurrency trials run their agent and grading at once; as many more workers set up the next
+    # trials and clean up finished ones meanwhile, so a slot is not idle while a trial's files move.
+    slots = AgentSlots(max(1, run.options.concurrency))
+    # Setting up ahead only pays where there is a workspace to set up, and --concurrency 1 keeps trials
+    # strictly one after another (a bootstrap may start what the agent before would see).
+    ahead = slots.total > 1 and any(
+        needs_workspace(run.cases[i.id.case_id], run.providers[i.id.provider]) for i in todo
+    )
+    async with background_removal() as leftovers, anyio.create_task_group() as tg:
+        workers = _Workers(run, todo, brackets, bus, slots=slots, stop=stop, scope=tg.cancel_scope)
+        tg.start_soon(_watch_signals, tg.cancel_scope, stop)
+        async with anyio.create_task_group() as trials:
+            for number in range(min((2 if ahead else 1) * slots.total, len(todo))):
+                trials.start_soon(workers.work, number >= slots.total, name=f"trial-worker-{number}")
+        tg.cancel_scope.cancel()  # all trials done: stop watching signals
+    return Scheduled(
+        results=tuple(workers.results),
+        interrupted=stop.interrupted,
+        output_error=stop.output_error,
         leftovers=tuple(leftovers),
     )
+
+
+class _Workers:
+    """A fixed pool of trial workers pulling from one iterator (safe: one event loop thread).
+
+    Rather than one task per trial queued on a limiter: a 20,000-trial run then wakes 64 tasks, not 20,000.
+    """
+
+    def __init__(
+        self,
+        run: RunContext,
+        todo: Sequence[WorkItem],
+        brackets: Brackets,
+        bus: EventBus,
+        *,
+        slots: AgentSlots,
+        stop: _Stop,
+        scope: anyio.CancelScope,
+    ) -> None:
+        self.run, self.brackets, self.bus = run, brackets, bus
+        self.slots, self.stop, self.scope = slots, stop, scope
+        self.pending = iter(todo)
+        self.results: list[TrialResult] = []
+        self.run_path = str(run.run_dir)  # checked before every trial: a plain string stats faster
+
+    async def work(self, ahead: bool) -> None:
+        """Run trials until none is left; ``ahead`` holds back until every agent slot was taken once."""
+        run, bus, slots = self.run, self.bus, self.slots
+        if ahead:  # the first trials' setup goes first: it is what every slot is waiting for
+            await slots.filled.wait()
+        for item in self.pending:
+            if not os.path.isdir(self.run_path):  # removed under us: writing on would recreate a husk
+                self._stop_run(f"{run.run_dir} was removed")
+                return
+            # One real yield per trial, even when a provider never awaits: signals, ticks and the
+            # reporters get their turn, and cancellation lands here. Then wait for slow reporters.
+            await anyio.lowlevel.checkpoint()
+            await bus.room()
+            case = run.cases[item.id.case_id]
+            self.brackets.before(item, workspace_plan(run.suite, case, item, run.settings))
+            try:
+                result = await run_trial(
+                    run.suite, case, item, run.providers[item.id.provider], run.settings, slots=slots
+                )
+            except OSError as exc:
+                # The trial could not write its own files: the output dir is gone or unwritable, and every
+                # later trial would fail the same way. Stop the run; what finished is kept.
+                self._stop_run(f"{exc.filename or run.run_dir}: {exc.strerror or exc}")
+                return
+            self.results.append(result)
+            self.brackets.after(result)
+        slots.filled.set()  # nothing left to start: workers still holding back have nothing to wait for
+
+    def _stop_run(self, why: str) -> None:
+        self.stop.output_error = why
+        self.stop.interrupted = True
+        self.scope.cancel()
+
+
+async def finish(
+    run: RunContext,
+    results: Sequence[TrialResult],
+    scheduled: Scheduled,
+    brackets: Brackets,
+    bus: EventBus,
+    *,
+    duration_s: float,
+    finishers: Sequence[object] = (),
+) -> RunFinish:
+    """Close what an interruption left open, judge the run and publish run.finish; that event.
+
+    Each finisher among ``finishers`` (see ``skillgym.finishers``) adds its part to run.finish first.
+    """
+    interrupted = scheduled.interrupted
+    if interrupted:
+        brackets.close_open()
+    counts = counts_of(results)
+    # The finishers (token snapshots) change the verdict only through their gate: --snapshot-enforce
+    # fails a run on a regression, and a snapshot file that cannot be read or written is exit 2.
+    part = await finish_parts(finishers, results, run_id=run.run_id, interrupted=interrupted)
+    passed = counts.passed == counts.total and part.gate == "pass"
+    exit_code: int = ExitCode.INTERRUPTED if interrupted else (ExitCode.OK if passed else ExitCode.FAILED)
+    if part.gate == "error":
+        exit_code = ExitCode.USAGE
+    if scheduled.output_error is not None:
+        exit_code = OutputError.exit_code
+    end = RunFinish(
+        run_id=run.run_id,
+        at=time.time(),
+        counts=counts,
+        exit_code=exit_code,
+        duration_s=round(duration_s, 6),
+        interrupted=interrupted,
+        tokens=part.tokens,
+        snapshots=part.snapshots,
+        notes=part.notes,
+    )
+    await bus.publish(end)
+    return end
 
 
 class _Stop:

@@ -1,4 +1,10 @@
-"""One trial, start to finish: workspace, provider, grade, files — every failure becomes data."""
+"""One trial, start to finish: workspace, provider, grade, files — every failure becomes data.
+
+``run_trial`` runs four stages, each usable alone: ``prepare_workspace`` (the folder, the workspace and
+the provider's request), ``invoke`` (the provider call, bounded by the case budget), ``grade_outcome``
+(the lane grader) and ``record`` (cleanup, the trial's files and its result). The stages before ``record``
+run under the case's wall-clock limit, which names the stage whose time ran out.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +16,7 @@ import time
 from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeAlias
 
 import anyio
 import msgspec
@@ -19,7 +25,7 @@ from .errors import SkillgymError
 from .files import write_atomic
 from .grading import GradeContext, grade
 from .grading.verifiers import VerifierError
-from .model import Case, DogfoodCase, Suite
+from .model import Case, Condition, DogfoodCase, Suite, WorkspacePreset
 from .plan import WorkItem
 from .prompts import build_prompt
 from .providers.base import Provider, ProviderRequest, ProviderResult
@@ -38,6 +44,8 @@ DEADLINE_GRACE_S = 10.0
 _json = msgspec.json.Encoder()
 _result_decoder = msgspec.json.Decoder(TrialResult)
 
+Failure: TypeAlias = tuple[ErrorClass, str]
+
 
 class TrialSettings(msgspec.Struct, frozen=True, kw_only=True):
     """Run-wide knobs a trial needs."""
@@ -50,10 +58,27 @@ class TrialSettings(msgspec.Struct, frozen=True, kw_only=True):
     injected: dict[str, str] = {}  # condition id -> text injected into the prompt, read once per run
 
 
+class Trial(msgspec.Struct, frozen=True, kw_only=True):
+    """One work item resolved against its suite: what every stage of the trial reads."""
+
+    suite: Suite
+    case: Case
+    item: WorkItem
+    settings: TrialSettings
+    condition: Condition
+    preset: WorkspacePreset | None
+    folder: str  # the trial's own folder below the run dir
+    layout: TrialLayout
+    tag: str  # unique across concurrent runs: cleanup kills the trial's processes by this tag
+    isolated: bool  # a fresh workspace and the hermetic environment (see needs_workspace)
+    env: dict[str, str]
+    prompt: str
+
+
 def trial_dir(settings: TrialSettings, item: WorkItem) -> str:
     # Plain strings, not pathlib or even os.path.join: this runs twice for every trial and both showed in
     # profiles. The run dir is absolute and the key relative, so joining is concatenating.
-    return f"{settings.run_dir}{os.sep}trials{os.sep}{item.key}"
+    return f"{settings.run_dir}{os.sep}trials{os.sep}{item.id.key}"
 
 
 def needs_workspace(case: Case, provider: Provider) -> bool:
@@ -93,17 +118,33 @@ async def run_trial(
     waiting for a slot does not count against the case's wall-clock limit.
     """
     started = clock()
+    trial = resolve(suite, case, item, provider, settings)
+    try:
+        got = await _attempt(trial, provider, slots)
+    except BaseException:
+        # Cancelled from outside (Ctrl-C) or failing to write its own folder: no result for this trial, but
+        # nothing it started may survive it.
+        if trial.isolated:
+            await _clean_up(trial, keep=True)
+        raise
+    return await record(
+        trial, got.outcome, got.graded, got.error, waited=got.waited, started=started, clock=clock
+    )
+
+
+def resolve(suite: Suite, case: Case, item: WorkItem, provider: Provider, settings: TrialSettings) -> Trial:
+    """The trial's condition, preset, folder, hermetic environment and prompt; touches no file."""
     folder = trial_dir(settings, item)
     layout = layout_for(folder)
-    condition = next(c for c in suite.conditions if c.id == item.condition)
+    condition = next(c for c in suite.conditions if c.id == item.id.condition)
     preset = next((p for p in suite.presets if p.id == case.workspace), None)
-    trial_id = f"{settings.run_id}/{item.key}"  # unique across concurrent runs: cleanup kills by this tag
+    tag = f"{settings.run_id}/{item.id.key}"
     isolated = needs_workspace(case, provider)
     env: dict[str, str] = {}
     if isolated:
         env = hermetic_env(
             layout,
-            trial_id=trial_id,
+            trial_id=tag,
             suite_root=Path(suite.root),
             passthrough={k: os.environ[k] for k in provider.passthrough_env if k in os.environ},
             preset_env=preset.env if preset else {},
@@ -112,105 +153,193 @@ async def run_trial(
             case_env=case.env,
             home_env=provider.home_env,
         )
-    prompt = build_prompt(case, injected=settings.injected.get(item.condition, ""))
-    if not isolated:
-        _make_below(settings.run_dir, folder)
-    outcome: ProviderResult | None = None
-    waited = 0.0
-    graded: Grade | None = None
-    error: tuple[ErrorClass, str] | None = None
-    wall = case.budget.max_wall_clock_s
+    prompt = build_prompt(case, injected=settings.injected.get(item.id.condition, ""))
+    return Trial(
+        suite=suite,
+        case=case,
+        item=item,
+        settings=settings,
+        condition=condition,
+        preset=preset,
+        folder=folder,
+        layout=layout,
+        tag=tag,
+        isolated=isolated,
+        env=env,
+        prompt=prompt,
+    )
+
+
+_Phase = Literal["setup", "agent", "grading"]
+
+
+class _Attempt:
+    """What a trial got to under its wall-clock limit; filled in stage by stage, read once by ``record``."""
+
+    __slots__ = ("error", "graded", "outcome", "phase", "waited")
+
+    def __init__(self) -> None:
+        self.phase: _Phase = "setup"  # where the wall-clock limit found the trial, if it ran out
+        self.outcome: ProviderResult | None = None
+        self.graded: Grade | None = None
+        self.error: Failure | None = None
+        self.waited = 0.0
+
+
+async def _attempt(trial: Trial, provider: Provider, slots: AgentSlots | None) -> _Attempt:
+    """The stages before ``record``, under the case's wall-clock limit; an expected failure becomes data."""
+    got = _Attempt()
+    wall = trial.case.budget.max_wall_clock_s
     # No limit (the default) needs no scope: entering one per trial cost more than some providers.
     wall_scope = anyio.move_on_after(wall) if wall is not None else None
-    phase: _Phase = "setup"  # where the wall-clock limit found the trial, if it ran out
-    try:
-        with wall_scope or contextlib.nullcontext():
-            try:
-                cwd = layout.workspace
-                if isolated:
-                    ready = await materialize(
-                        layout,
-                        suite=suite,
-                        case=case,
-                        condition=condition,
-                        preset=preset,
-                        env=env,
-                        skill_dirs=provider.skill_dirs,
-                        home_env=provider.home_env,
-                        # The trial's folder and prompt.txt, from the worker thread that makes the workspace:
-                        # on a busy disk a mkdir can take a millisecond, and the loop runs the other trials.
-                        first=functools.partial(
-                            _make_with_prompt, settings.run_dir, folder, scrub(prompt, settings.secrets)
-                        ),
-                    )
-                    cwd = ready.cwd
-                record = _record_path(suite, item, provider) if settings.record else None
-                request = _request(
-                    item, case, prompt, layout, env, folder, settings, cwd=cwd, record_path=record
-                )
-                if slots is not None:
-                    waited = await _take(slots, wall_scope)
-                try:
-                    phase = "agent"
-                    agent_started = time.time()  # evidence older than this came from the template
-                    outcome = await _invoke(provider, request)
-                    if not outcome.ok:
-                        error = (
-                            outcome.error_class or "provider-error",
-                            outcome.error_message or "provider failed",
-                        )
-                    phase = "grading"
-                    graded = await _grade(suite, case, outcome, layout, env, agent_started)
-                finally:
-                    if slots is not None:
-                        slots.give()
-            except EnvironmentSetupError as exc:
-                error = ("environment-error", str(exc))
-            except _GraderError as exc:
-                error = ("grader-error", str(exc))
-    except BaseException:
-        # Cancelled from outside (Ctrl-C) or failing to write its own folder: no result for this trial, but
-        # nothing it started may survive it.
-        if isolated:
-            await _clean_up(layout, trial_id, folder, settings, keep=True)
-        raise
+    with wall_scope or contextlib.nullcontext():
+        try:
+            await _stages(trial, provider, slots, wall_scope, got)
+        except EnvironmentSetupError as exc:
+            got.error = ("environment-error", str(exc))
+        except GraderError as exc:
+            got.error = ("grader-error", str(exc))
     if wall is not None and wall_scope is not None and wall_scope.cancelled_caught:
-        error = _past_the_wall(phase, wall)
+        got.error = _past_the_wall(got.phase, wall)
+    return got
+
+
+async def _stages(
+    trial: Trial,
+    provider: Provider,
+    slots: AgentSlots | None,
+    wall_scope: anyio.CancelScope | None,
+    got: _Attempt,
+) -> None:
+    request = await prepare_workspace(trial, provider)
+    if slots is not None:
+        got.waited = await _take(slots, wall_scope)
+    try:
+        got.phase = "agent"
+        agent_started = time.time()  # evidence older than this came from the template
+        got.outcome = outcome = await invoke(provider, request)
+        if not outcome.ok:
+            got.error = (outcome.error_class or "provider-error", outcome.error_message or "provider failed")
+        got.phase = "grading"
+        got.graded = await grade_outcome(trial, outcome, agent_started=agent_started)
+    finally:
+        if slots is not None:
+            slots.give()
+
+
+async def prepare_workspace(trial: Trial, provider: Provider) -> ProviderRequest:
+    """Make the trial's folder (and, when isolated, its workspace); the request to hand the provider.
+
+    Raises ``EnvironmentSetupError`` when the workspace cannot be built, and OSError when the trial's
+    folder cannot be made (the run dir is gone or unwritable).
+    """
+    cwd = trial.layout.workspace
+    settings = trial.settings
+    if trial.isolated:
+        ready = await materialize(
+            trial.layout,
+            suite=trial.suite,
+            case=trial.case,
+            condition=trial.condition,
+            preset=trial.preset,
+            env=trial.env,
+            skill_dirs=provider.skill_dirs,
+            home_env=provider.home_env,
+            # The trial's folder and prompt.txt, from the worker thread that makes the workspace: on a
+            # busy disk a mkdir can take a millisecond, and the loop runs the other trials meanwhile.
+            first=functools.partial(
+                _make_with_prompt, settings.run_dir, trial.folder, scrub(trial.prompt, settings.secrets)
+            ),
+        )
+        cwd = ready.cwd
+    else:
+        _make_below(settings.run_dir, trial.folder)
+    record_path = _record_path(trial.suite, trial.item, provider) if settings.record else None
+    return _request(trial, cwd=cwd, record_path=record_path)
+
+
+async def invoke(provider: Provider, request: ProviderRequest) -> ProviderResult:
+    """The provider's answer, bounded by the case budget; an adapter that raises is a provider-error."""
+    # A bare scope rather than fail_after(): the same deadline without a generator per trial.
+    deadline = anyio.current_time() + request.timeout_s + DEADLINE_GRACE_S
+    try:
+        with anyio.CancelScope(deadline=deadline):
+            return await provider.invoke(request)
+    except Exception as exc:  # an adapter bug is this trial's provider error, not the run's crash
+        message = f"provider {provider.name!r} raised {type(exc).__name__}: {exc}"
+        return ProviderResult(ok=False, trace=Trace(), error_class="provider-error", error_message=message)
+    # Only the deadline gets here: any other cancellation propagates out of the scope.
+    message = f"provider {provider.name!r} did not return within {request.timeout_s:g}s (case budget)"
+    return ProviderResult(ok=False, trace=Trace(), error_class="timeout", error_message=message)
+
+
+class GraderError(SkillgymError, RuntimeError):
+    """The suite's grading broke on this trial (a verifier error or a grader crash): a grader-error."""
+
+
+async def grade_outcome(trial: Trial, outcome: ProviderResult, *, agent_started: float) -> Grade:
+    """The lane grader's verdict on the provider's outcome; raises GraderError when grading itself broke."""
+    layout = trial.layout
+    context = GradeContext(
+        provider_ok=outcome.ok,
+        workspace=layout.workspace,
+        trial_dir=layout.trial_dir,
+        fixture_log_dir=layout.fixture_log_dir,
+        tmux_tmpdir=layout.tmux_tmpdir,
+        env=trial.env,
+        skills=tuple(s.name for s in trial.suite.skills),
+        suite_rules=trial.suite.anti_patterns,
+        agent_started_at=agent_started,
+        suite_root=_resolved(trial.suite.root),
+    )
+    case = trial.case
+    try:
+        return await grade(case, outcome.trace, context)
+    except VerifierError as exc:  # the suite's verifier is broken: not a verdict on the agent
+        raise GraderError(f"case {case.id!r}: {exc}") from exc
+    except Exception as exc:
+        raise GraderError(f"grader crashed on case {case.id!r}: {type(exc).__name__}: {exc}") from exc
+
+
+async def record(
+    trial: Trial,
+    outcome: ProviderResult | None,
+    graded: Grade | None,
+    error: Failure | None,
+    *,
+    waited: float,
+    started: float,
+    clock: Callable[[], float] = time.time,
+) -> TrialResult:
+    """Clean up, write the trial's files and result.json; the result, with secrets scrubbed."""
+    settings = trial.settings
     status: Status = "errored" if error else ("passed" if graded is not None and graded.passed else "failed")
     keep = settings.keep_workspaces or status != "passed"
     # What cleanup could not undo (a process that outlived SIGKILL) is worth a warning, never a failure.
     warnings = [*outcome.warnings] if outcome else []
-    if isolated:
-        warnings += await _clean_up(layout, trial_id, folder, settings, keep=keep)
+    if trial.isolated:
+        warnings += await _clean_up(trial, keep=keep)
     trace = outcome.trace if outcome else None
     if trace is not None and trace.usage is not None:
         trace = msgspec.structs.replace(trace, usage=with_total(trace.usage))
+    item = trial.item
     model = (
         (outcome.model if outcome and outcome.model else None)
         or (trace.model if trace else None)
         or item.model
     )
     paths = _write_files(
-        folder,
+        trial,
         trace,
-        settings,
-        usage=_token_usage(trace, item, case, model),
-        keep_workspace=keep and isolated,
-        case=case,
-        layout_workspace=layout.workspace,
+        usage=_token_usage(trace, item, trial.case, model),
+        keep_workspace=keep and trial.isolated,
         cassette=outcome.cassette if outcome else None,
     )
     finished = clock()
     result = TrialResult(
-        key=item.key,
-        lane=item.lane,
-        case_id=item.case_id,
-        category=case.category,
-        condition=item.condition,
-        provider=item.provider,
+        id=item.id,
+        category=trial.case.category,
         model=model,
-        trial=item.trial,
-        fingerprint=item.fingerprint,
         status=status,
         error_class=error[0] if error else None,
         error_message=scrub(error[1], settings.secrets) if error else None,
@@ -223,20 +352,22 @@ async def run_trial(
         paths=paths,
         waited_s=round(waited, 6),
     )
+    return _write_result(trial, result)
+
+
+def _write_result(trial: Trial, result: TrialResult) -> TrialResult:
     encoded = _json.encode(result)
-    if settings.secrets:
+    secrets = trial.settings.secrets
+    if secrets:
         # Scrub the record itself, not just its file: the same object goes into events and reports,
         # and grade reasons can quote whatever the agent printed.
-        encoded = scrub(encoded.decode(), settings.secrets).encode()
+        encoded = scrub(encoded.decode(), secrets).encode()
         result = _result_decoder.decode(encoded)
-    write_atomic(f"{folder}{os.sep}result.json", encoded)
+    write_atomic(f"{trial.folder}{os.sep}result.json", encoded)
     return result
 
 
-_Phase = Literal["setup", "agent", "grading"]
-
-
-def _past_the_wall(phase: _Phase, wall: float) -> tuple[ErrorClass, str]:
+def _past_the_wall(phase: _Phase, wall: float) -> Failure:
     """The error of a trial the case's wall-clock limit stopped, by whose time ran out.
 
     Only the agent's own time is its timeout; a setup or a grading too slow for the limit is not its doing.
@@ -262,93 +393,31 @@ async def _take(slots: AgentSlots, wall_scope: anyio.CancelScope | None) -> floa
         wall_scope.deadline = deadline + (anyio.current_time() - since)
 
 
-async def _clean_up(
-    layout: TrialLayout, trial_id: str, folder: str, settings: TrialSettings, *, keep: bool
-) -> tuple[str, ...]:
+async def _clean_up(trial: Trial, *, keep: bool) -> tuple[str, ...]:
     """Stop what the trial left running and remove its files; the problems cleanup could not fix."""
+    secrets = trial.settings.secrets
     with anyio.CancelScope(shield=True):
-        report = await cleanup(layout, trial_id=trial_id, keep_workspace=keep)
-        if settings.secrets:  # streams, logs and kept workspaces may hold what the agent echoed
-            await anyio.to_thread.run_sync(scrub_tree, folder, settings.secrets)
+        report = await cleanup(trial.layout, trial_id=trial.tag, keep_workspace=keep)
+        if secrets:  # streams, logs and kept workspaces may hold what the agent echoed
+            await anyio.to_thread.run_sync(scrub_tree, trial.folder, secrets)
     return report.problems
 
 
-def _request(
-    item: WorkItem,
-    case: Case,
-    prompt: str,
-    layout: TrialLayout,
-    env: dict[str, str],
-    folder: str,
-    s: TrialSettings,
-    *,
-    cwd: str,
-    record_path: str | None,
-) -> ProviderRequest:
+def _request(trial: Trial, *, cwd: str, record_path: str | None) -> ProviderRequest:
+    item, budget = trial.item, trial.case.budget
     return ProviderRequest(
-        key=item.key,
-        lane=item.lane,
-        case_id=item.case_id,
-        condition=item.condition,
-        trial=item.trial,
-        fingerprint=item.fingerprint,
+        id=item.id,
         model=item.model,
-        prompt=prompt,
+        prompt=trial.prompt,
         workspace=cwd,
-        trial_dir=folder,
-        env=env,
-        timeout_s=case.budget.timeout_s,
-        max_turns=case.budget.max_turns,
-        stdout_path=layout.stdout,
-        stderr_path=layout.stderr,
+        trial_dir=trial.folder,
+        env=trial.env,
+        timeout_s=budget.timeout_s,
+        max_turns=budget.max_turns,
+        stdout_path=trial.layout.stdout,
+        stderr_path=trial.layout.stderr,
         record_path=record_path,
     )
-
-
-async def _invoke(provider: Provider, request: ProviderRequest) -> ProviderResult:
-    # A bare scope rather than fail_after(): the same deadline without a generator per trial.
-    deadline = anyio.current_time() + request.timeout_s + DEADLINE_GRACE_S
-    try:
-        with anyio.CancelScope(deadline=deadline):
-            return await provider.invoke(request)
-    except Exception as exc:  # an adapter bug is this trial's provider error, not the run's crash
-        message = f"provider {provider.name!r} raised {type(exc).__name__}: {exc}"
-        return ProviderResult(ok=False, trace=Trace(), error_class="provider-error", error_message=message)
-    # Only the deadline gets here: any other cancellation propagates out of the scope.
-    message = f"provider {provider.name!r} did not return within {request.timeout_s:g}s (case budget)"
-    return ProviderResult(ok=False, trace=Trace(), error_class="timeout", error_message=message)
-
-
-class _GraderError(SkillgymError, RuntimeError):
-    pass
-
-
-async def _grade(
-    suite: Suite,
-    case: Case,
-    outcome: ProviderResult,
-    layout: TrialLayout,
-    env: dict[str, str],
-    started: float,
-) -> Grade:
-    context = GradeContext(
-        provider_ok=outcome.ok,
-        workspace=layout.workspace,
-        trial_dir=layout.trial_dir,
-        fixture_log_dir=layout.fixture_log_dir,
-        tmux_tmpdir=layout.tmux_tmpdir,
-        env=env,
-        skills=tuple(s.name for s in suite.skills),
-        suite_rules=suite.anti_patterns,
-        agent_started_at=started,
-        suite_root=_resolved(suite.root),
-    )
-    try:
-        return await grade(case, outcome.trace, context)
-    except VerifierError as exc:  # the suite's verifier is broken: not a verdict on the agent
-        raise _GraderError(f"case {case.id!r}: {exc}") from exc
-    except Exception as exc:
-        raise _GraderError(f"grader crashed on case {case.id!r}: {type(exc).__name__}: {exc}") from exc
 
 
 @functools.lru_cache(maxsize=8)
@@ -403,10 +472,10 @@ def _record_path(suite: Suite, item: WorkItem, provider: Provider) -> str:
         Path(suite.root),
         provider=provider.name,
         model=item.model,
-        lane=item.lane,
-        case=item.case_id,
-        condition=item.condition,
-        trial=item.trial,
+        lane=item.id.lane,
+        case=item.id.case_id,
+        condition=item.id.condition,
+        trial=item.id.trial,
     )
     return str(first.resolve())
 
@@ -417,28 +486,21 @@ def _token_usage(trace: Trace | None, item: WorkItem, case: Case, model: str | N
         return None
     return trial_tokens(
         trace.usage,
-        provider=item.provider,
+        id=item.id,
         model=model,
-        lane=item.lane,
-        case_id=item.case_id,
-        condition=item.condition,
-        trial=item.trial,
-        fingerprint=item.fingerprint,
         token_budget_percent=case.token_budget.max_regression_percent,
     )
 
 
 def _write_files(
-    folder: str,
+    trial: Trial,
     trace: Trace | None,
-    s: TrialSettings,
     *,
     usage: TrialTokens | None,
     keep_workspace: bool,
-    case: Case,
-    layout_workspace: str,
     cassette: str | None,
 ) -> TrialPaths:
+    s, folder, case, layout_workspace = trial.settings, trial.folder, trial.case, trial.layout.workspace
     cut = len(s.run_dir) + 1  # every trial file lives under the run dir: relative paths by slicing
 
     def rel(path: str) -> str:

@@ -6,6 +6,7 @@ The figures are computed in ``skillgym.report.tokens``; these Structs sit outsid
 
 from __future__ import annotations
 
+from .identity import TrialId
 from .model import Data, Lane
 from .stats import Summary
 from .trace import TokenUsage
@@ -58,7 +59,7 @@ class TokenReport(Data, frozen=True, kw_only=True):
     rows: tuple[TokenRow, ...]
 
 
-TOKEN_USAGE_SCHEMA = 1
+TOKEN_USAGE_SCHEMA = 2  # schema 1 holds the identity's fields at the top level instead of in `id`
 
 
 class TrialTokens(Data, frozen=True, kw_only=True):
@@ -75,27 +76,13 @@ class TrialTokens(Data, frozen=True, kw_only=True):
     cache_write: int | None = None
     reasoning: int | None = None
     total: int | None = None
-    provider: str
+    id: TrialId
     model: str | None
-    lane: Lane
-    case_id: str
-    condition: str
-    trial: int
-    fingerprint: str
     token_budget_percent: float | None = None
 
 
 def trial_tokens(
-    usage: TokenUsage,
-    *,
-    provider: str,
-    model: str | None,
-    lane: Lane,
-    case_id: str,
-    condition: str,
-    trial: int,
-    fingerprint: str,
-    token_budget_percent: float | None,
+    usage: TokenUsage, *, id: TrialId, model: str | None, token_budget_percent: float | None
 ) -> TrialTokens:
     return TrialTokens(
         input=usage.input,
@@ -104,12 +91,7 @@ def trial_tokens(
         cache_write=usage.cache_write,
         reasoning=usage.reasoning,
         total=usage.total,
-        provider=provider,
+        id=id,
         model=model,
-        lane=lane,
-        case_id=case_id,
-        condition=condition,
-        trial=trial,
-        fingerprint=fingerprint,
         token_budget_percent=token_budget_percent,
     )

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Protocol
 
-from ..model import Data, Lane
+from ..identity import TrialId
+from ..model import Data
 from ..results import ErrorClass
 from ..trace import Trace
 
@@ -23,12 +24,7 @@ class Detection(Data, frozen=True, kw_only=True):
 class ProviderRequest(Data, frozen=True, kw_only=True):
     """Everything a provider needs for one trial; paths are absolute."""
 
-    key: str
-    lane: Lane
-    case_id: str
-    condition: str
-    trial: int
-    fingerprint: str
+    id: TrialId
     model: str | None
     prompt: str
     workspace: str

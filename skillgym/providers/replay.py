@@ -19,7 +19,7 @@ import anyio.to_thread
 import msgspec
 
 from ..errors import UsageError
-from ..plugins import STREAM_FORMATS, provider
+from ..plugins import PROVIDERS, STREAM_FORMATS, provider
 from ..process import ProcessStartError, run_process
 from ..results import ErrorClass
 from ..trace import ToolCall, Trace
@@ -50,6 +50,8 @@ class ReplayProvider:
     """
 
     name = "replay"
+    # Until detect knows which provider recorded the cassettes; then that provider's own folders, so a
+    # re-enacted command that reads an installed skill finds it where the recorded agent did.
     skill_dirs: tuple[str, ...] = (".claude/skills", ".agents/skills")
     runs_agent: bool = False
     passthrough_env: tuple[str, ...] = ()
@@ -125,6 +127,10 @@ class ReplayProvider:
         problem = await anyio.to_thread.run_sync(_first_damaged, self._root / provider / model)
         if problem is not None:
             return Detection(provider=self.name, available=False, problem=problem)
+        if provider in PROVIDERS and provider != self.name:
+            recorded = getattr(PROVIDERS.get(provider), "skill_dirs", None)
+            if isinstance(recorded, tuple) and recorded:
+                self.skill_dirs = recorded
         return Detection(provider=self.name, available=True, default_model=model)
 
     async def invoke(self, request: ProviderRequest) -> ProviderResult:
@@ -138,19 +144,20 @@ class ReplayProvider:
                 self._suite_root,
                 provider=provider,
                 model=model,
-                lane=request.lane,
-                case=request.case_id,
-                condition=request.condition,
-                trial=request.trial,
+                lane=request.id.lane,
+                case=request.id.case_id,
+                condition=request.id.condition,
+                trial=request.id.trial,
             )
         except CassetteError as exc:
             return _failed("provider-error", str(exc))
         path = find_cassette(candidates)
         if path is None:
+            trial = request.id
             return _failed(
                 "provider-error",
-                f"no cassette for {request.lane} case {request.case_id!r}, condition {request.condition!r}, "
-                f"trial {request.trial}: looked for {candidates[0]} and then {candidates[1]}; record one "
+                f"no cassette for {trial.lane} case {trial.case_id!r}, condition {trial.condition!r}, "
+                f"trial {trial.trial}: looked for {candidates[0]} and then {candidates[1]}; record one "
                 f"with --record --provider {provider} --model {model}",
             )
         try:
@@ -172,7 +179,7 @@ class ReplayProvider:
                 cassette=str(path),
                 warnings=warnings,
             )
-        if request.lane in REENACT_LANES:
+        if request.id.lane in REENACT_LANES:
             deadline = started + request.timeout_s
             trace, timed_out, more = await _reenact(trace, request, deadline)
             warnings += more
@@ -246,13 +253,13 @@ def _load(path: Path, stdout_path: Path) -> tuple[CassetteMeta, Trace]:
 
 def _warnings(meta: CassetteMeta, request: ProviderRequest, path: Path) -> tuple[str, ...]:
     found: list[str] = []
-    if meta.fingerprint != request.fingerprint:
+    if meta.fingerprint != request.id.fingerprint:
         found.append(
-            f"cassette recorded for fingerprint {meta.fingerprint}, case is now {request.fingerprint}: "
+            f"cassette recorded for fingerprint {meta.fingerprint}, case is now {request.id.fingerprint}: "
             f"re-record with --record ({path})"
         )
     recorded = (meta.lane, meta.case, meta.condition)
-    wanted = (request.lane, request.case_id, request.condition)
+    wanted = (request.id.lane, request.id.case_id, request.id.condition)
     if recorded != wanted:
         found.append(
             f"cassette {path} says it was recorded for {'/'.join(recorded)} but is stored as "

@@ -44,7 +44,7 @@ class StubProvider:
         return Detection(provider=self.name, available=True)
 
     async def invoke(self, request: ProviderRequest) -> ProviderResult:
-        case, condition = request.case_id, request.condition
+        case, condition = request.id.case_id, request.id.condition
         try:
             text = self.canned(case, condition)
         except (UnsafePathError, OSError, UnicodeDecodeError) as exc:

@@ -282,12 +282,12 @@ def case_stats(results: Sequence[TrialResult]) -> CaseStats:
     graded, for_verdicts = n - errored, n - not_agents
     ks = [k for k in _KS if k <= n]
     return CaseStats(
-        lane=first.lane,
-        case_id=first.case_id,
+        lane=first.id.lane,
+        case_id=first.id.case_id,
         category=first.category,
-        condition=first.condition,
-        provider=first.provider,
-        fingerprint=first.fingerprint,
+        condition=first.id.condition,
+        provider=first.id.provider,
+        fingerprint=first.id.fingerprint,
         trials=n,
         passed=passed,
         failed=n - passed - errored,
@@ -307,9 +307,9 @@ def case_stats(results: Sequence[TrialResult]) -> CaseStats:
 def _groups(results: Iterable[TrialResult]) -> dict[GroupKey, list[TrialResult]]:
     groups: dict[GroupKey, list[TrialResult]] = defaultdict(list)
     for r in results:
-        groups[(r.lane, r.case_id, r.condition, r.provider)].append(r)
+        groups[r.id.group].append(r)
     for trials in groups.values():
-        trials.sort(key=lambda r: r.trial)
+        trials.sort(key=lambda r: r.id.trial)
     return groups
 
 
@@ -549,7 +549,7 @@ def _anti_patterns(results: Iterable[TrialResult]) -> dict[str, dict[str, int]]:
 def _completeness(results: Iterable[TrialResult]) -> dict[str, float]:
     sums: dict[str, list[float]] = defaultdict(list)
     for r in results:
-        if r.lane != "dogfood" or r.grade is None:
+        if r.id.lane != "dogfood" or r.grade is None:
             continue
         for item in r.grade.items:
             if item.max_score > 0:
@@ -561,15 +561,15 @@ def _failure(r: TrialResult) -> Failure:
     reasons = r.grade.reasons if r.grade is not None else ()
     if r.error_message:
         reasons = (r.error_message, *reasons)
-    return Failure(key=r.key, status=r.status, error_class=r.error_class, reasons=reasons)
+    return Failure(key=r.id.key, status=r.status, error_class=r.error_class, reasons=reasons)
 
 
 def build_report(start: RunStart, results: Sequence[TrialResult], *, interrupted: bool = False) -> Report:
     """The report of a run, from its start event and trial results alone (so it can be rebuilt)."""
-    ordered = sorted(results, key=lambda r: (LANES.index(r.lane), r.key.rsplit("/", 1)[0], r.trial))
+    ordered = sorted(results, key=lambda r: (LANES.index(r.id.lane), r.id.key.rsplit("/", 1)[0], r.id.trial))
     groups = _groups(ordered)
     stats = tuple(case_stats(trials) for trials in groups.values())
-    lanes = tuple(lane for lane in start.lanes if any(r.lane == lane for r in ordered))
+    lanes = tuple(lane for lane in start.lanes if any(r.id.lane == lane for r in ordered))
     comparisons = [
         comp
         for lane in lanes
@@ -601,7 +601,7 @@ def build_report(start: RunStart, results: Sequence[TrialResult], *, interrupted
         anti_patterns=_anti_patterns(ordered),
         completeness=_completeness(ordered),
         failures=tuple(_failure(r) for r in ordered if r.status != "passed"),
-        warned=tuple(Warned(key=r.key, warnings=r.warnings) for r in ordered if r.warnings),
+        warned=tuple(Warned(key=r.id.key, warnings=r.warnings) for r in ordered if r.warnings),
         baseline_report=start.baseline_report,
         tokens=build_token_report(ordered),
     )

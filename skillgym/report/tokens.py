@@ -78,12 +78,12 @@ def token_row(results: Sequence[TrialResult]) -> TokenRow:
     first = results[0]
     used = [r.usage for r in results if r.usage is not None and has_usage(r)]
     return TokenRow(
-        lane=first.lane,
-        case_id=first.case_id,
-        condition=first.condition,
-        provider=first.provider,
+        lane=first.id.lane,
+        case_id=first.id.case_id,
+        condition=first.id.condition,
+        provider=first.id.provider,
         model=model_name(first),
-        fingerprint=first.fingerprint,
+        fingerprint=first.id.fingerprint,
         trials=len(used),
         missing=len(results) - len(used),
         input=_figure(used, "input"),
@@ -94,7 +94,7 @@ def token_row(results: Sequence[TrialResult]) -> TokenRow:
 
 
 def row_key(result: TrialResult) -> RowKey:
-    return (result.lane, result.case_id, result.condition, result.provider, model_name(result))
+    return (result.id.lane, result.id.case_id, result.id.condition, result.id.provider, model_name(result))
 
 
 def group_rows(results: Iterable[TrialResult]) -> dict[RowKey, list[TrialResult]]:
@@ -103,7 +103,7 @@ def group_rows(results: Iterable[TrialResult]) -> dict[RowKey, list[TrialResult]
     for r in results:
         groups[row_key(r)].append(r)
     ordered = sorted(groups, key=lambda k: (LANES.index(k[0]), *k[1:]))
-    return {k: sorted(groups[k], key=lambda r: r.trial) for k in ordered}
+    return {k: sorted(groups[k], key=lambda r: r.id.trial) for k in ordered}
 
 
 def token_rows(results: Iterable[TrialResult]) -> tuple[TokenRow, ...]:
@@ -115,11 +115,11 @@ def build_token_report(results: Sequence[TrialResult]) -> TokenReport | None:
     """The token section, or None when no trial reported usage."""
     if not any(has_usage(r) for r in results):
         return None
-    lanes = [lane for lane in LANES if any(r.lane == lane for r in results)]
+    lanes = [lane for lane in LANES if any(r.id.lane == lane for r in results)]
     return TokenReport(
         totals=totals(results),
         lanes=tuple(
-            LaneTokens(lane=lane, totals=totals([r for r in results if r.lane == lane])) for lane in lanes
+            LaneTokens(lane=lane, totals=totals([r for r in results if r.id.lane == lane])) for lane in lanes
         ),
         rows=token_rows(results),
     )

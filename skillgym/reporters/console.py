@@ -26,7 +26,7 @@ def _outcome_line(result: TrialResult) -> Text:
     label = _LABEL[result.status]
     text = Text()
     text.append(f"{label:<5}", style=_STYLE[result.status])
-    text.append(f" {result.key}  {result.duration_s:.1f}s")
+    text.append(f" {result.id.key}  {result.duration_s:.1f}s")
     if result.grade is not None:
         text.append(f"  score {result.grade.score:.2f}")
     if result.status == "errored":
@@ -127,15 +127,15 @@ class ConsoleReporter:
             self._lanes.setdefault(event.lane, Counter())
             self._tasks[event.lane] = self._progress.add_task(event.lane, total=event.total_trials)
         elif isinstance(event, TrialStart):
-            self._running.started[event.key] = time.monotonic()
+            self._running.started[event.id.key] = time.monotonic()
         elif isinstance(event, TrialFinish):
             result = event.result
-            self._running.started.pop(result.key, None)
-            self._lanes.setdefault(result.lane, Counter())[result.status] += 1
+            self._running.started.pop(result.id.key, None)
+            self._lanes.setdefault(result.id.lane, Counter())[result.status] += 1
             self._done += 1
             self._warned += bool(result.warnings)
-            if result.lane in self._tasks:
-                self._progress.advance(self._tasks[result.lane])
+            if result.id.lane in self._tasks:
+                self._progress.advance(self._tasks[result.id.lane])
             self._emit(_outcome_line(result))
         elif isinstance(event, LaneFinish):
             c = event.counts

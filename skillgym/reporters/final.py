@@ -52,7 +52,7 @@ class FinalReporter:
         if isinstance(event, RunStart):
             self._start = event
         elif isinstance(event, TrialFinish):
-            self._results[event.result.key] = event.result
+            self._results[event.result.id.key] = event.result
         elif isinstance(event, RunFinish) and self._start is not None:
             self.report = report_from(self._start, list(self._results.values()), event, self.baseline)
             write_report(self.run_dir, self.report)

@@ -17,7 +17,7 @@ def render_junit(run_id: str, results: list[TrialResult], notes: list[str] | Non
     """The JUnit XML document for ``results`` (a failed trial is a failure, an errored one an error)."""
     suites: dict[tuple[str, str], list[TrialResult]] = defaultdict(list)
     for result in results:
-        suites[(result.lane, result.case_id)].append(result)
+        suites[(result.id.lane, result.id.case_id)].append(result)
     root = ET.Element("testsuites", name=f"skillgym {run_id}")
     totals = {"tests": 0, "failures": 0, "errors": 0}
     for (lane, case_id), trials in suites.items():
@@ -40,7 +40,7 @@ def render_junit(run_id: str, results: list[TrialResult], notes: list[str] | Non
                 suite,
                 "testcase",
                 classname=f"{lane}.{case_id}",
-                name=f"{r.condition}/{r.provider}/trial-{r.trial}",
+                name=f"{r.id.condition}/{r.id.provider}/trial-{r.id.trial}",
                 time=f"{r.duration_s:.3f}",
             )
             reasons = list(r.grade.reasons) if r.grade is not None else []
@@ -83,7 +83,7 @@ class JunitReporter:
         if isinstance(event, RunStart):
             self._run_id = event.run_id
         elif isinstance(event, TrialFinish):
-            self._results[event.result.key] = event.result
+            self._results[event.result.id.key] = event.result
         elif isinstance(event, RunFinish):
             notes = ["interrupted: not every trial ran"] if event.interrupted else []
             notes += event.notes

@@ -193,14 +193,14 @@ def recorded_budgets(run_dir: Path, results: Sequence[TrialResult]) -> dict[tupl
     """Per-case budgets as each trial recorded them in its token-usage.json (when the suite is gone)."""
     budgets: dict[tuple[str, str], float | None] = {}
     for r in results:
-        if r.paths.token_usage is None or (r.lane, r.case_id) in budgets:
+        if r.paths.token_usage is None or (r.id.lane, r.id.case_id) in budgets:
             continue
         try:
             doc = json.loads((run_dir / r.paths.token_usage).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
         value = doc.get("token_budget_percent") if isinstance(doc, dict) else None
-        budgets[(r.lane, r.case_id)] = float(value) if isinstance(value, int | float) else None
+        budgets[(r.id.lane, r.id.case_id)] = float(value) if isinstance(value, int | float) else None
     return budgets
 
 

@@ -73,7 +73,8 @@ def check_order(events: list[dict[str, object]]) -> None:
     for index, e in enumerate(events):
         kind = str(e["type"])
         if kind in ("trial.start", "trial.finish", "case.start", "case.finish"):
-            source = e["result"] if kind == "trial.finish" else e
+            result = e.get("result")
+            source = result["id"] if isinstance(result, dict) else e.get("id", e)
             assert isinstance(source, dict)
             group = (source["lane"], source["case_id"], source["condition"], source["provider"])
             where[group][kind].append(index)
@@ -108,7 +109,7 @@ def test_order_contract_holds_under_concurrency(suite_dir: SuiteDir, tmp_path: P
     finishes = [i for i, e in enumerate(events) if e["type"] == "trial.finish"]
     assert starts[7] < finishes[0], "trials did not overlap: the test did not exercise concurrency"
     check_order(events)
-    assert events[0]["schema"] == 1
+    assert events[0]["schema"] == 2
 
 
 def test_report_rebuild_from_the_event_log_is_byte_identical(suite_dir: SuiteDir, tmp_path: Path) -> None:

@@ -112,11 +112,11 @@ def test_dry_run_json_has_stable_keys_and_filters(suite_dir: Callable[[dict[str,
     doc = json.loads(proc.stdout)
     assert doc["dry_run"] is True
     assert doc["invocations"] == 2
-    assert [i["key"] for i in doc["items"]] == [
+    assert [i["id"]["key"] for i in doc["items"]] == [
         "prompt/route-demo/none/stub/trial-1",
         "prompt/route-demo/none/replay/trial-1",
     ]
-    assert {"lane", "case_id", "condition", "provider", "trial"} <= set(doc["items"][0])
+    assert {"lane", "case_id", "condition", "provider", "trial", "fingerprint"} <= set(doc["items"][0]["id"])
 
 
 def test_unknown_lane_condition_case_or_provider_exit_2_listing_valid_ones(

@@ -26,6 +26,7 @@ class AgentCli(msgspec.Struct, frozen=True, kw_only=True):
 
 CLAUDE: Final = AgentCli(package="@anthropic-ai/claude-code", version="2.1.332", command="claude")
 CODEX: Final = AgentCli(package="@openai/codex", version="0.171.0", command="codex")
+GEMINI: Final = AgentCli(package="@google/gemini-cli", version="0.61.0", command="gemini")
 CACHE_VAR: Final = "SKILLGYM_AGENT_CLI_CACHE"
 _INSTALL_TIMEOUT_S: Final = 600
 
@@ -41,7 +42,8 @@ def missing_node() -> str | None:
         return None
     return (
         f"{' and '.join(absent)} not found on PATH: the integration tests install the pinned agent CLIs "
-        f"({CLAUDE.package}@{CLAUDE.version}, {CODEX.package}@{CODEX.version}) with npm; install Node.js"
+        f"({CLAUDE.package}@{CLAUDE.version}, {CODEX.package}@{CODEX.version}, "
+        f"{GEMINI.package}@{GEMINI.version}) with npm; install Node.js"
     )
 
 
@@ -81,7 +83,12 @@ def _reports(executable: Path, version: str) -> bool:
         return False
     # A throwaway home: asking the version must not touch the developer's own agent settings.
     with tempfile.TemporaryDirectory(prefix="skillgym-cli-") as home:
-        env = {"PATH": os.environ.get("PATH", os.defpath), "HOME": home, "CODEX_HOME": home}
+        env = {
+            "PATH": os.environ.get("PATH", os.defpath),
+            "HOME": home,
+            "CODEX_HOME": home,
+            "GEMINI_CLI_HOME": home,
+        }
         try:
             done = subprocess.run(
                 [str(executable), "--version"],

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from .agent_clis import CLAUDE, CODEX, AgentCli, install, missing_node
+from .agent_clis import CLAUDE, CODEX, GEMINI, AgentCli, install, missing_node
 from .model_server import ModelServer
 
 
@@ -26,6 +26,11 @@ def claude_cli() -> Path:
 @pytest.fixture(scope="session")
 def codex_cli() -> Path:
     return _installed(CODEX)
+
+
+@pytest.fixture(scope="session")
+def gemini_cli() -> Path:
+    return _installed(GEMINI)
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
-"""A scripted model server for the integration tests: the Anthropic Messages API and the OpenAI Responses
-API, both streamed as server-sent events, on 127.0.0.1 with an ephemeral port.
+"""A scripted model server for the integration tests: the Anthropic Messages API, the OpenAI Responses API
+and the Gemini API, all streamed as server-sent events, on 127.0.0.1 with an ephemeral port.
 
 A test scripts the replies in order; each model request takes the next one, so the agent CLI under test
 runs a conversation whose every turn, tool call and token count the test knows in advance. Requests are
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import http.server
 import json
+import re
 import threading
 from collections.abc import Iterator, Sequence
 from types import TracebackType
@@ -39,14 +40,14 @@ class Say(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Shell(msgspec.Struct, frozen=True, kw_only=True):
-    """A shell command: Claude's ``Bash`` tool, Codex's ``exec_command`` function."""
+    """A shell command: Claude's ``Bash`` tool, Codex's ``exec_command``, Gemini's ``run_shell_command``."""
 
     command: str
     usage: Usage = _NO_USAGE
 
 
 class UseTool(msgspec.Struct, frozen=True, kw_only=True):
-    """Any other tool call, by its name and JSON input (Claude's ``Skill`` or ``Read``, say)."""
+    """Any other tool call, by its name and JSON input (Claude's ``Skill``, Gemini's ``activate_skill``)."""
 
     name: str
     input: dict[str, Any]
@@ -54,7 +55,7 @@ class UseTool(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Fail(msgspec.Struct, frozen=True, kw_only=True):
-    """An HTTP error answer in the API's own error shape."""
+    """An HTTP error answer in the API's own error shape (Gemini's names its status from ``status``)."""
 
     status: int
     message: str
@@ -70,6 +71,10 @@ class Recorded(msgspec.Struct, frozen=True, kw_only=True):
     path: str
     headers: dict[str, str]
     body: dict[str, Any]
+
+
+# The Gemini API's model methods: POST /v1beta/models/<model>:<method> (streamed with ?alt=sse).
+_GEMINI_PATH = re.compile(r"/v1(?:beta|alpha)?/models/(?P<model>[^/:]+):(?P<method>[A-Za-z]+)")
 
 
 class ModelServer:
@@ -128,11 +133,18 @@ def _handler_for(server: ModelServer) -> type[http.server.BaseHTTPRequestHandler
             if path.endswith("/messages/count_tokens"):
                 self._send(200, "application/json", json.dumps({"input_tokens": 1}).encode())
                 return
-            if not path.endswith(("/messages", "/responses")):
+            gemini = _GEMINI_PATH.fullmatch(path)
+            if gemini is not None and gemini["method"] == "countTokens":
+                self._send(200, "application/json", json.dumps({"totalTokens": 1}).encode())
+                return
+            if gemini is None and not path.endswith(("/messages", "/responses")):
                 self._send(404, "application/json", b'{"error": "not scripted"}')
                 return
             body = json.loads(raw or b"{}")
             reply = server._next(Recorded(path=path, headers=dict(self.headers.items()), body=body))
+            if gemini is not None:
+                self._gemini(reply, gemini["model"], stream=gemini["method"] == "streamGenerateContent")
+                return
             anthropic = path.endswith("/messages")
             if isinstance(reply, Fail):
                 self._send(reply.status, "application/json", _error_body(reply, anthropic=anthropic))
@@ -140,6 +152,20 @@ def _handler_for(server: ModelServer) -> type[http.server.BaseHTTPRequestHandler
             model = str(body.get("model", "scripted"))
             events = _anthropic_events(reply, model) if anthropic else _responses_events(reply, model)
             self._send(200, "text/event-stream", b"".join(_sse(name, data) for name, data in events))
+
+        def _gemini(self, reply: Reply, model: str, *, stream: bool) -> None:
+            if isinstance(reply, Fail):
+                self._send(reply.status, "application/json", _gemini_error(reply))
+            elif stream:
+                chunks = _gemini_chunks(reply, model)
+                self._send(200, "text/event-stream", b"".join(_gemini_sse(c) for c in chunks))
+            else:
+                # The whole answer at once: every part in one candidate, the usage of the last chunk.
+                chunks = list(_gemini_chunks(reply, model))
+                parts = [p for c in chunks for p in c["candidates"][0]["content"]["parts"]]
+                last = chunks[-1]
+                candidate = {**last["candidates"][0], "content": {"role": "model", "parts": parts}}
+                self._send(200, "application/json", json.dumps({**last, "candidates": [candidate]}).encode())
 
         def do_GET(self) -> None:
             self._send(404, "application/json", b'{"error": "not scripted"}')
@@ -300,3 +326,62 @@ def _responses_events(reply: Say | Shell | UseTool, model: str) -> Iterator[tupl
             },
         },
     )
+
+
+# google.rpc status names by HTTP status, as the Gemini API puts them in its error body.
+_GEMINI_STATUS = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    429: "RESOURCE_EXHAUSTED",
+    500: "INTERNAL",
+    503: "UNAVAILABLE",
+}
+
+
+def _gemini_error(reply: Fail) -> bytes:
+    status = _GEMINI_STATUS.get(reply.status, "UNKNOWN")
+    return json.dumps({"error": {"code": reply.status, "message": reply.message, "status": status}}).encode()
+
+
+def _gemini_sse(chunk: dict[str, Any]) -> bytes:
+    return f"data: {json.dumps(chunk)}\r\n\r\n".encode()
+
+
+def _gemini_chunks(reply: Say | Shell | UseTool, model: str) -> Iterator[dict[str, Any]]:
+    """A streamed answer: text in two pieces (the CLI prints each as a delta), a function call whole; the
+    last chunk carries the finish reason and the usage."""
+    usage = reply.usage
+    pieces: list[dict[str, Any]]
+    if isinstance(reply, Say):
+        half = len(reply.text) // 2
+        pieces = (
+            [{"text": reply.text[:half]}, {"text": reply.text[half:]}] if half else [{"text": reply.text}]
+        )
+    else:
+        name, args = (
+            ("run_shell_command", {"command": reply.command, "description": "scripted command"})
+            if isinstance(reply, Shell)
+            else (reply.name, reply.input)
+        )
+        pieces = [{"functionCall": {"name": name, "args": args}}]
+    # promptTokenCount includes the cached part; thoughts are counted apart from the candidates.
+    prompt = usage.input + usage.cache_read
+    metadata: dict[str, Any] = {
+        "promptTokenCount": prompt,
+        "candidatesTokenCount": usage.output,
+        "totalTokenCount": prompt + usage.output + usage.reasoning,
+    }
+    if usage.cache_read:
+        metadata["cachedContentTokenCount"] = usage.cache_read
+    if usage.reasoning:
+        metadata["thoughtsTokenCount"] = usage.reasoning
+    response_id = _id("gresp")
+    for number, piece in enumerate(pieces, 1):
+        candidate: dict[str, Any] = {"content": {"role": "model", "parts": [piece]}, "index": 0}
+        chunk: dict[str, Any] = {"candidates": [candidate], "modelVersion": model, "responseId": response_id}
+        if number == len(pieces):
+            candidate["finishReason"] = "STOP"
+            chunk["usageMetadata"] = metadata
+        yield chunk

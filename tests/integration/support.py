@@ -14,8 +14,9 @@ from tests.conftest import REPO, write_suite
 # Fake credentials: real enough for the CLIs to send, checked to never land in any file a run writes.
 ANTHROPIC_KEY = "sk-ant-scripted-0123456789abcdef"
 OPENAI_KEY = "sk-openai-scripted-0123456789abcdef"
+GEMINI_KEY = "AIza-gemini-scripted-0123456789abcdef"
 # Whatever the developer or CI has set for their own agents must not reach these runs.
-_FOREIGN = ("ANTHROPIC_", "OPENAI_", "CLAUDE_", "CODEX_", "SKILLGYM_")
+_FOREIGN = ("ANTHROPIC_", "OPENAI_", "CLAUDE_", "CODEX_", "GEMINI_", "GOOGLE_", "SKILLGYM_")
 
 SUITE = {
     "suite.py": """

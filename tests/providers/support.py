@@ -6,6 +6,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from skillgym.identity import trial_id
 from skillgym.providers.base import ProviderRequest
 from skillgym.providers.cassette import CassetteMeta, cassettes_root, write_cassette
 
@@ -39,16 +40,21 @@ def record(suite_root: Path, lines: Sequence[str], *, trial: int | None = None, 
 
 
 def request(tmp_path: Path, **overrides: object) -> ProviderRequest:
+    """A request for execution case hello-prompt, trial 1; identity fields in ``overrides`` go in its id."""
+    identity: dict[str, object] = {
+        "lane": "execution",
+        "case_id": "hello-prompt",
+        "condition": "none",
+        "provider": "replay",
+        "trial": 1,
+        "fingerprint": "fp-1",
+    }
+    identity.update({k: overrides.pop(k) for k in list(overrides) if k in identity})
     trial_dir = tmp_path / "trial"
     workspace = trial_dir / "workspace"
     workspace.mkdir(parents=True, exist_ok=True)
     fields: dict[str, object] = {
-        "key": "execution/hello-prompt/none/replay/trial-1",
-        "lane": "execution",
-        "case_id": "hello-prompt",
-        "condition": "none",
-        "trial": 1,
-        "fingerprint": "fp-1",
+        "id": trial_id(**identity),  # type: ignore[arg-type]
         "model": None,
         "prompt": "do it",
         "workspace": str(workspace),

@@ -50,6 +50,17 @@ async def test_detect_uses_the_only_recorded_pair(suite_root: Path) -> None:
     assert (detection.provider, detection.default_model) == ("replay", "sonnet")
 
 
+async def test_skills_go_where_the_recorded_agent_found_them(suite_root: Path) -> None:
+    record(suite_root, HELLO, provider="gemini", model="gemini-2.5-flash")
+    replay = ReplayProvider(suite_root)
+    assert (await replay.detect()).available
+    assert replay.skill_dirs == (".gemini/skills",)  # the gemini provider's own, from the registry
+    record(suite_root / "other", HELLO, provider="someone-else", model="m")
+    unknown = ReplayProvider(suite_root / "other")
+    assert (await unknown.detect()).available
+    assert unknown.skill_dirs == (".claude/skills", ".agents/skills")  # no such provider: both usual places
+
+
 async def test_several_pairs_need_a_source(suite_root: Path) -> None:
     record(suite_root, HELLO)
     record(suite_root, HELLO, provider="codex", model="gpt-5")
@@ -204,7 +215,7 @@ async def test_an_unknown_format_says_which_are_known(suite_root: Path, tmp_path
     assert not result.ok
     assert result.error_message is not None
     assert "format 'claude-stream-json-v9' has no parser" in result.error_message
-    assert "known: claude-stream-json, codex-json, skillgym-trace" in result.error_message
+    assert "known: claude-stream-json, codex-json, gemini-stream-json, skillgym-trace" in result.error_message
 
 
 async def test_a_recorded_failure_replays_as_that_failure(suite_root: Path, tmp_path: Path) -> None:

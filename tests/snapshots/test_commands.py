@@ -268,8 +268,9 @@ def test_token_usage_files_and_the_token_section(project: Project) -> None:
     trials = run_dir / "trials/prompt/calm/none/command"
     one, two = (json.loads((trials / f"trial-{n}/token-usage.json").read_text()) for n in (1, 2))
     assert (one["total"], two["total"]) == (100, 300)
-    assert one["provider"] == "command" and one["model"] is None and one["trial"] == 1
-    assert len(one["fingerprint"]) == 64 and one["token_budget_percent"] == 15
+    assert one["schema"] == 2 and one["id"]["key"] == "prompt/calm/none/command/trial-1"
+    assert one["id"]["provider"] == "command" and one["model"] is None and one["id"]["trial"] == 1
+    assert len(one["id"]["fingerprint"]) == 64 and one["token_budget_percent"] == 15
     assert one["cache_read"] is None  # not reported, not guessed
     assert not (run_dir / "trials/prompt/quiet/none/command/trial-1/token-usage.json").exists()
     tokens = json.loads((run_dir / "report.json").read_text())["tokens"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import msgspec
 
+from skillgym.identity import trial_id
 from skillgym.report.tokens import build_token_report, token_rows
 from skillgym.results import TrialPaths, TrialResult
 from skillgym.trace import TokenUsage
@@ -18,15 +19,16 @@ def result(
     model: str | None = None,
 ) -> TrialResult:
     return TrialResult(
-        key=f"{lane}/{case}/none/command/trial-{trial}",
-        lane=lane,  # type: ignore[arg-type]
-        case_id=case,
+        id=trial_id(
+            lane=lane,  # type: ignore[arg-type]
+            case_id=case,
+            condition="none",
+            provider="command",
+            trial=trial,
+            fingerprint="f" * 64,
+        ),
         category="c",
-        condition="none",
-        provider="command",
         model=model,
-        trial=trial,
-        fingerprint="f" * 64,
         status="passed",
         usage=usage,
         started_at=0,

@@ -30,7 +30,8 @@ def results(run_dir: Path) -> dict[tuple[str, str, str], dict[str, Any]]:
     found: dict[tuple[str, str, str], dict[str, Any]] = {}
     for path in sorted(run_dir.glob("trials/*/*/*/*/trial-1/result.json")):
         result = json.loads(path.read_text(encoding="utf-8"))
-        found[(result["lane"], result["case_id"], result["condition"])] = result
+        trial = result["id"]
+        found[(trial["lane"], trial["case_id"], trial["condition"])] = result
     return found
 
 

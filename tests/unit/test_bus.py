@@ -201,3 +201,53 @@ async def test_a_round_of_64_trials_does_not_make_producers_wait_for_a_reporter_
         await bus.room()  # returns at once: no switch to the reporter was needed
         assert recorder.seen == []
     assert len(recorder.seen) == 64 * 4 + 1
+
+
+@pytest.mark.anyio
+async def test_events_posted_while_a_producer_waits_for_room_keep_their_order() -> None:
+    gated = Gated("gated")
+    events = _events(STREAM_BUFFER * 2 + 20)
+    first, later = events[: STREAM_BUFFER + 10], events[STREAM_BUFFER + 10 :]
+    async with running_bus(gated) as bus:
+        for event in first:
+            bus.post(event)
+
+        async def producer() -> None:
+            await bus.room()
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(producer)
+            await anyio.wait_all_tasks_blocked()  # it waits, holding the oldest waiting event
+            gated.gate.set()
+            for event in later:  # posted while that producer sends on what was waiting before
+                bus.post(event)
+                await anyio.lowlevel.checkpoint()
+        await bus.room()
+    assert gated.seen == events and gated.finished
+
+
+@pytest.mark.anyio
+async def test_closing_delivers_what_still_waits_for_room_in_order() -> None:
+    recorder = Recorder("recorder", slow=True)
+    events = _events(STREAM_BUFFER * 3)
+    async with running_bus(recorder) as bus:
+        for event in events:
+            bus.post(event)  # no room() at all: two buffers' worth waits in the bus at close
+    assert recorder.seen == events and recorder.finished
+
+
+@pytest.mark.anyio
+async def test_room_after_close_returns_and_post_after_close_is_refused() -> None:
+    gated = Gated("gated")
+    async with anyio.create_task_group() as tg:
+        bus = EventBus(tg)
+        bus.subscribe(gated)
+        for event in _events(STREAM_BUFFER + 5):
+            bus.post(event)
+        await bus.close()
+        with anyio.fail_after(5):
+            await bus.room()  # nothing left to wait for: the subscriber's task takes the rest itself
+        with pytest.raises(RuntimeError, match="closed bus"):
+            bus.post(_events(1)[0])
+        gated.gate.set()
+    assert len(gated.seen) == STREAM_BUFFER + 6 and gated.finished

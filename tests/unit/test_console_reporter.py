@@ -9,6 +9,7 @@ import pytest
 from rich.console import Console
 
 from skillgym.events import Counts, Event, LaneFinish, LaneStart, RunFinish, RunStart, TrialFinish, TrialStart
+from skillgym.identity import trial_id
 from skillgym.reporters.console import ConsoleReporter
 from skillgym.results import Grade, TrialPaths, TrialResult
 
@@ -16,18 +17,19 @@ from skillgym.results import Grade, TrialPaths, TrialResult
 def _result(key: str, status: str, **extra: object) -> TrialResult:
     lane, case, condition, provider, trial = key.split("/")
     return TrialResult(
-        key=key,
-        lane=lane,
-        case_id=case,
+        id=trial_id(
+            lane=lane,  # type: ignore[arg-type]
+            case_id=case,
+            condition=condition,
+            provider=provider,
+            trial=int(trial.split("-")[1]),
+            fingerprint="f" * 64,
+        ),
         category="c",
-        condition=condition,
-        provider=provider,
-        model=None,  # type: ignore[arg-type]
-        trial=int(trial.split("-")[1]),
-        fingerprint="f" * 64,
-        status=status,
+        model=None,
+        status=status,  # type: ignore[arg-type]
         started_at=0.0,
-        finished_at=1.5,  # type: ignore[arg-type]
+        finished_at=1.5,
         duration_s=1.5,
         paths=TrialPaths(dir=key, result=f"{key}/result.json"),
         **extra,  # type: ignore[arg-type]
@@ -65,27 +67,15 @@ def _run(*, warnings: tuple[str, ...] = ()) -> list[Event]:
         TrialStart(
             run_id="r1",
             at=0.0,
-            key=ok.key,
-            lane="prompt",
-            case_id="a",
-            condition="none",
-            provider="stub",
+            id=ok.id,
             model=None,
-            trial=1,
-            fingerprint="f",
         ),
         TrialFinish(run_id="r1", at=0.0, result=ok),
         TrialStart(
             run_id="r1",
             at=0.0,
-            key=bad.key,
-            lane="prompt",
-            case_id="b",
-            condition="none",
-            provider="stub",
+            id=bad.id,
             model=None,
-            trial=1,
-            fingerprint="f",
         ),
         TrialFinish(run_id="r1", at=0.0, result=bad),
         LaneFinish(run_id="r1", at=0.0, lane="prompt", counts=Counts(total=2, passed=1, failed=1)),

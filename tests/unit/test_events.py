@@ -1,4 +1,4 @@
-"""run.finish: its typed outcome round-trips, and a schema-1 summary upgrades to it entry by entry."""
+"""run.finish: its token section, snapshot outcome (tagged by step) and notes round-trip; old ones upgrade."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from typing import Any
 import msgspec
 import pytest
 
-from skillgym.events import Counts, RunFinish, RunFinishV1, decode_event, event_encoder, upgrade_finish
+from skillgym.eventlog import decode_event
+from skillgym.events import Counts, RunFinish, event_decoder, event_encoder
 from skillgym.snapshots.model import (
     EntryCheck,
     FileUpdate,
@@ -64,7 +65,7 @@ def test_each_outcome_round_trips_tagged_by_step(outcome: SnapshotOutcome) -> No
     line = event_encoder.encode(event)
     step = outcome.__struct_config__.tag
     assert msgspec.json.decode(line)["snapshots"]["step"] == step
-    assert decode_event(line) == event
+    assert event_decoder.decode(line) == event
 
 
 def test_a_finish_without_finishers_says_no_step_and_no_tokens() -> None:
@@ -72,27 +73,35 @@ def test_a_finish_without_finishers_says_no_step_and_no_tokens() -> None:
     assert (doc["tokens"], doc["snapshots"], doc["notes"]) == (None, {"step": "none"}, [])
 
 
-def _old(summary: dict[str, object]) -> RunFinishV1:
-    return RunFinishV1(
-        run_id="r", at=1.0, counts=Counts(total=1, passed=1), exit_code=0, duration_s=1.0, summary=summary
+def _old_finish(summary: dict[str, object]) -> bytes:
+    """A run.finish line as schemas 1 and 2 wrote it: everything beyond the counts in ``summary``."""
+    fields = msgspec.to_builtins(BASE)
+    return msgspec.json.encode(
+        {
+            **{
+                k: fields[k]
+                for k in ("type", "run_id", "at", "counts", "exit_code", "duration_s", "interrupted")
+            },
+            "summary": summary,
+        }
     )
 
 
-def test_a_schema_1_summary_upgrades_entry_by_entry() -> None:
+@pytest.mark.parametrize("schema", [1, 2])
+def test_an_older_summary_upgrades_entry_by_entry(schema: int) -> None:
     builtins = msgspec.to_builtins
-    check = _old({"tokens": builtins(TOKENS), "snapshot_check": builtins(CHECK), "notes": ["regressed"]})
-    assert upgrade_finish(check) == _finish(tokens=TOKENS, snapshots=CHECK, notes=("regressed",))
-    assert upgrade_finish(_old({"snapshot_update": builtins(UPDATE)})) == _finish(snapshots=UPDATE)
-    failed = _old({"snapshot_error": "f.toml:3: not valid TOML", "notes": ["token snapshots: f.toml:3: ..."]})
-    assert upgrade_finish(failed) == _finish(
-        snapshots=SnapshotFailure(message="f.toml:3: not valid TOML"),
-        notes=("token snapshots: f.toml:3: ...",),
+    check = _old_finish(
+        {"tokens": builtins(TOKENS), "snapshot_check": builtins(CHECK), "notes": ["regressed"]}
     )
-    assert upgrade_finish(_old({})) == _finish()
-
-
-def test_a_schema_1_line_decodes_only_under_schema_1() -> None:
-    line = msgspec.json.encode(_old({"snapshot_update": msgspec.to_builtins(UPDATE)}))
-    assert decode_event(line, 1) == _finish(snapshots=UPDATE)
+    assert decode_event(check, schema=schema) == _finish(tokens=TOKENS, snapshots=CHECK, notes=("regressed",))
+    update = _old_finish({"snapshot_update": builtins(UPDATE)})
+    assert decode_event(update, schema=schema) == _finish(snapshots=UPDATE)
+    failed = _old_finish(
+        {"snapshot_error": "f.toml:3: not valid TOML", "notes": ["token snapshots: f.toml:3"]}
+    )
+    assert decode_event(failed, schema=schema) == _finish(
+        snapshots=SnapshotFailure(message="f.toml:3: not valid TOML"), notes=("token snapshots: f.toml:3",)
+    )
+    assert decode_event(_old_finish({}), schema=schema) == _finish()
     with pytest.raises(msgspec.ValidationError, match="summary"):
-        decode_event(line)
+        decode_event(update)  # in a log of today's schema, an old run.finish is damage

@@ -39,7 +39,7 @@ def _suite() -> Suite:
 
 def test_items_are_ordered_by_lane_then_case_condition_provider_trial() -> None:
     plan = build_plan(_suite(), providers=("stub", "replay"), trials=2)
-    keys = [i.key for i in plan.items]
+    keys = [i.id.key for i in plan.items]
     assert keys[:4] == [
         "prompt/p1/none/stub/trial-1",
         "prompt/p1/none/stub/trial-2",
@@ -53,9 +53,9 @@ def test_items_are_ordered_by_lane_then_case_condition_provider_trial() -> None:
 
 def test_filters_and_case_conditions_intersect() -> None:
     plan = build_plan(_suite(), conditions=("self-load",))
-    assert [i.key for i in plan.items] == ["prompt/p1/self-load/replay/trial-1"]
+    assert [i.id.key for i in plan.items] == ["prompt/p1/self-load/replay/trial-1"]
     assert build_plan(_suite(), lanes=("execution",)).lanes == ("execution",)
-    assert [i.case_id for i in build_plan(_suite(), case_ids=("e1",)).items] == ["e1"]
+    assert [i.id.case_id for i in build_plan(_suite(), case_ids=("e1",)).items] == ["e1"]
 
 
 @pytest.mark.parametrize(

@@ -101,7 +101,7 @@ class EchoAgent:
         return Detection(provider=self.name, available=True, version="1.0")
 
     async def invoke(self, request):
-        return ProviderResult(ok=True, trace=Trace(final_text=f"I would wait for {request.case_id}"))
+        return ProviderResult(ok=True, trace=Trace(final_text=f"I would wait for {request.id.case_id}"))
 
 
 @reporter

@@ -9,6 +9,7 @@ import msgspec
 import pytest
 
 from skillgym.events import RunStart
+from skillgym.identity import trial_id
 from skillgym.report import Report, build_report, compare_to_baseline, render_markdown
 from skillgym.report.aggregate import PairedComparison
 from skillgym.report.baseline import newcombe_interval
@@ -52,15 +53,16 @@ def _trial(
     errored = error is not None
     status = "errored" if errored else ("passed" if passed else "failed")
     return TrialResult(
-        key=key,
-        lane=lane,
-        case_id=case,
+        id=trial_id(
+            lane=lane,  # type: ignore[arg-type]
+            case_id=case,
+            condition=condition,
+            provider=provider,
+            trial=trial,
+            fingerprint=fingerprint,
+        ),
         category="c",
-        condition=condition,
-        provider=provider,  # type: ignore[arg-type]
         model=None,
-        trial=trial,
-        fingerprint=fingerprint,
         status=status,  # type: ignore[arg-type]
         error_class=error,
         error_message=f"{error}: details" if errored else None,
@@ -112,7 +114,7 @@ def test_condition_lifts_are_paired_per_case_with_verdicts() -> None:
 
 
 def test_too_few_cases_are_inconclusive_not_improved() -> None:
-    results = [r for r in _lift_results() if r.case_id in ("c1", "c2")]
+    results = [r for r in _lift_results() if r.id.case_id in ("c1", "c2")]
     by_name = {c.comparison.name: c.comparison for c in build_report(_start(), results).condition_comparisons}
     assert by_name["oracle lift (preloaded vs none)"].verdict == "inconclusive"
 
@@ -239,7 +241,7 @@ def test_trials_with_warnings_are_listed_and_counted_in_the_summary() -> None:
 
 
 def test_a_table_cell_with_a_bar_or_a_line_break_keeps_the_row_intact() -> None:
-    odd = msgspec.structs.replace(_trial("a|b", "none", 1, True), case_id="a|b\nc")
+    odd = _trial("a|b\nc", "none", 1, True)
     md = render_markdown(build_report(_start(), [odd, _trial("plain", "none", 1, False)]))
     assert "| prompt | a\\|b c | none | stub | 1 | 1/1 |" in md
     assert "| prompt | plain | none | stub | 1 | 0/1 |" in md

@@ -11,6 +11,7 @@ from pathlib import Path
 import anyio
 
 from skillgym.events import Counts, RunFinish
+from skillgym.identity import trial_id
 from skillgym.loader import load_suite
 from skillgym.plan import build_plan
 from skillgym.results import TrialPaths, TrialResult
@@ -75,15 +76,11 @@ def test_a_run_outcomes_repr_stays_short_however_many_trials() -> None:
     # asyncio formats it when it puts its own Ctrl-C handler back after a run: 20,000 results in full
     # made a 60 MB string at the end of every large run.
     result = TrialResult(
-        key="prompt/a/none/stub/trial-1",
-        lane="prompt",
-        case_id="a",
+        id=trial_id(
+            lane="prompt", case_id="a", condition="none", provider="stub", trial=1, fingerprint="f" * 64
+        ),
         category="c",
-        condition="none",
-        provider="stub",
         model=None,
-        trial=1,
-        fingerprint="f" * 64,
         status="passed",
         started_at=0.0,
         finished_at=1.0,

@@ -15,6 +15,7 @@ from skillgym import trial
 from skillgym.loader import load_suite
 from skillgym.plan import build_plan
 from skillgym.providers.base import Detection, ProviderRequest, ProviderResult
+from skillgym.results import TrialResult
 from skillgym.slots import AgentSlots
 from skillgym.trace import Trace
 from skillgym.workspaces import TrialLayout
@@ -120,7 +121,7 @@ async def test_the_wall_clock_limit_ends_a_trial_and_no_limit_lets_it_finish(tmp
     settings = trial.TrialSettings(run_dir=str(tmp_path / "run"), run_id="r")
     cases = {c.id: c for c in suite.cases}
     results = {
-        item.case_id: await trial.run_trial(suite, cases[item.case_id], item, Sleepy(), settings)
+        item.id.case_id: await trial.run_trial(suite, cases[item.id.case_id], item, Sleepy(), settings)
         for item in plan.items
     }
     assert results["slow"].status == "errored"
@@ -138,7 +139,7 @@ async def test_waiting_for_an_agent_slot_does_not_count_against_the_wall_clock_l
     (tmp_path / "evals" / "cases.py").write_text(WALL_SUITE)
     suite = load_suite(tmp_path / "evals")
     plan = build_plan(suite, providers=("stub",), conditions=("none",))
-    (item,) = (i for i in plan.items if i.case_id == "slow")
+    (item,) = (i for i in plan.items if i.id.case_id == "slow")
     (case,) = (c for c in suite.cases if c.id == "slow")
     (tmp_path / "run").mkdir()
     settings = trial.TrialSettings(run_dir=str(tmp_path / "run"), run_id="r")
@@ -194,7 +195,7 @@ async def test_what_cleanup_could_not_undo_joins_the_providers_warnings(
     (tmp_path / "evals" / "cases.py").write_text(WALL_SUITE)
     suite = load_suite(tmp_path / "evals")
     plan = build_plan(suite, providers=("stub",), conditions=("none",))
-    (item,) = (i for i in plan.items if i.case_id == "unlimited")
+    (item,) = (i for i in plan.items if i.id.case_id == "unlimited")
     (case,) = (c for c in suite.cases if c.id == "unlimited")
     (tmp_path / "run").mkdir()
     settings = trial.TrialSettings(run_dir=str(tmp_path / "run"), run_id="r")
@@ -236,3 +237,202 @@ def test_a_walk_that_fails_after_another_thread_forgot_the_folders_still_retries
     again = os.path.join(root, "trials", "prompt", "a", "stale", "stub", "trial-1")
     trial._make_below(root, again)
     assert os.path.isdir(again)
+
+
+STAGES_SUITE = """
+from skillgym import execution_case, prompt_case, workspace_preset
+
+workspace_preset("slow", bootstrap=[["sleep", "30"]])
+
+with prompt_case("answer") as c:
+    c.category("trigger")
+    c.prompt("tell me the s3cret word")
+    c.expect_skill(None)
+
+with execution_case("broken-check") as c:
+    c.category("session")
+    c.task("make done.txt")
+    with c.assertions() as a:
+        a.custom("_checks:leaves")
+
+with execution_case("slow-check") as c:
+    c.category("session")
+    c.task("make done.txt")
+    c.budget(max_wall_clock_s=0.3)
+    with c.assertions() as a:
+        a.custom("_checks:blocks")
+
+with execution_case("slow-setup") as c:
+    c.category("session")
+    c.workspace("slow")
+    c.task("make done.txt")
+    c.budget(max_wall_clock_s=0.3)
+    with c.assertions() as a:
+        a.file_exists("done.txt")
+"""
+
+CHECKS = """
+import sys
+
+import anyio
+
+def leaves(ctx, config):
+    sys.exit(3)
+
+async def blocks(ctx, config):
+    await anyio.sleep(60)
+    return True
+"""
+
+
+class Agent(Sleepy):
+    """A stand-in that counts as running an agent: its trials get a workspace and a hermetic home."""
+
+    runs_agent = True
+
+
+def _stage_trial(tmp_path: Path, case_id: str, provider: object, **settings: object) -> trial.Trial:
+    (tmp_path / "evals").mkdir(exist_ok=True)
+    (tmp_path / "evals" / "cases.py").write_text(STAGES_SUITE)
+    (tmp_path / "evals" / "_checks.py").write_text(CHECKS)
+    suite = load_suite(tmp_path / "evals")
+    plan = build_plan(suite, providers=("stub",), conditions=("none",), case_ids=(case_id,))
+    (tmp_path / "run").mkdir(exist_ok=True)
+    run = trial.TrialSettings(run_dir=str(tmp_path / "run"), run_id="r", **settings)  # type: ignore[arg-type]
+    (case,) = suite.cases if len(suite.cases) == 1 else (c for c in suite.cases if c.id == case_id)
+    return trial.resolve(suite, case, plan.items[0], provider, run)  # type: ignore[arg-type]
+
+
+def test_resolving_a_trial_touches_no_file_and_isolates_only_what_runs_a_process(tmp_path: Path) -> None:
+    text = _stage_trial(tmp_path, "answer", Sleepy())
+    assert not text.isolated and text.env == {}
+    assert text.folder == os.path.join(
+        str(tmp_path / "run"), "trials", "prompt", "answer", "none", "stub", "trial-1"
+    )
+    assert text.tag == "r/prompt/answer/none/stub/trial-1"
+    assert "tell me the s3cret word" in text.prompt
+    agent = _stage_trial(tmp_path, "answer", Agent())
+    assert agent.isolated
+    assert agent.env["HOME"].startswith(agent.folder)
+    assert list((tmp_path / "run").iterdir()) == []
+
+
+@pytest.mark.anyio
+async def test_preparing_a_text_answer_makes_its_folder_and_nothing_else(tmp_path: Path) -> None:
+    text = _stage_trial(tmp_path, "answer", Sleepy(), record=True)
+    request = await trial.prepare_workspace(text, Sleepy())
+    assert os.listdir(text.folder) == []
+    assert (request.id.key, request.id.case_id, request.trial_dir) == (
+        text.item.id.key,
+        "answer",
+        text.folder,
+    )
+    assert request.workspace == text.layout.workspace and request.env == {}
+    # --record: the cassette goes into the suite, where replay finds it.
+    assert request.record_path is not None
+    assert request.record_path.startswith(str((tmp_path / "evals").resolve()))
+
+
+@pytest.mark.anyio
+async def test_preparing_an_agents_trial_builds_its_workspace_and_a_scrubbed_prompt(tmp_path: Path) -> None:
+    agent = _stage_trial(tmp_path, "answer", Agent(), secrets=("s3cret",))
+    request = await trial.prepare_workspace(agent, Agent())
+    assert os.path.isdir(request.workspace)
+    prompt = Path(agent.folder, "prompt.txt").read_text()
+    assert "tell me the" in prompt and "s3cret" not in prompt
+    assert request.env == agent.env and request.record_path is None
+
+
+class Raises(Sleepy):
+    async def invoke(self, request: ProviderRequest) -> ProviderResult:
+        raise KeyError("oops")
+
+
+class Stuck(Sleepy):
+    """Ignores its own deadline entirely."""
+
+    async def invoke(self, request: ProviderRequest) -> ProviderResult:
+        await anyio.sleep(60)
+        raise AssertionError("the harness's deadline must end it first")
+
+
+@pytest.mark.anyio
+async def test_invoking_turns_an_adapter_bug_and_a_stuck_adapter_into_data(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = _stage_trial(tmp_path, "answer", Sleepy())
+    request = msgspec.structs.replace(await trial.prepare_workspace(text, Sleepy()), timeout_s=0.05)
+    raised = await trial.invoke(Raises(), request)
+    assert (raised.ok, raised.error_class) == (False, "provider-error")
+    assert raised.error_message == "provider 'stub' raised KeyError: 'oops'"
+    monkeypatch.setattr(trial, "DEADLINE_GRACE_S", 0.05)
+    stuck = await trial.invoke(Stuck(), request)
+    assert (stuck.ok, stuck.error_class) == (False, "timeout")
+    assert stuck.error_message == "provider 'stub' did not return within 0.05s (case budget)"
+
+
+@pytest.mark.anyio
+async def test_grading_gives_the_verdict_or_a_grader_error_when_the_suites_check_breaks(
+    tmp_path: Path,
+) -> None:
+    text = _stage_trial(tmp_path, "answer", Sleepy())
+    answer = ProviderResult(ok=True, trace=Trace(final_text="done"))
+    graded = await trial.grade_outcome(text, answer, agent_started=0.0)
+    assert graded.passed
+    broken = _stage_trial(tmp_path, "broken-check", Agent())
+    await trial.prepare_workspace(broken, Agent())
+    with pytest.raises(trial.GraderError, match=r"custom verifier '_checks:leaves' called sys.exit\(3\)"):
+        await trial.grade_outcome(broken, answer, agent_started=0.0)
+
+
+@pytest.mark.anyio
+async def test_recording_writes_the_scrubbed_result_it_returns(tmp_path: Path) -> None:
+    agent = _stage_trial(tmp_path, "answer", Agent(), secrets=("s3cret",))
+    await trial.prepare_workspace(agent, Agent())
+    outcome = ProviderResult(ok=False, trace=Trace(final_text="the s3cret is out"), warnings=("stale",))
+    times = iter([10.0])
+    result = await trial.record(
+        agent,
+        outcome,
+        None,
+        ("provider-error", "agent printed s3cret"),
+        waited=2.0,
+        started=5.0,
+        clock=lambda: next(times),
+    )
+    assert (result.status, result.error_class) == ("errored", "provider-error")
+    assert result.error_message is not None and "s3cret" not in result.error_message
+    assert result.warnings == ("stale",)
+    assert (result.started_at, result.finished_at, result.duration_s, result.waited_s) == (
+        5.0,
+        10.0,
+        3.0,
+        2.0,
+    )
+    written = msgspec.json.decode((tmp_path / "run" / result.paths.result).read_bytes(), type=TrialResult)
+    assert written == result
+    assert "s3cret" not in Path(tmp_path / "run" / (result.paths.trace or "")).read_text()
+    # A trial that did not pass keeps its workspace for a look; cleanup ran (nothing left to warn about).
+    assert result.paths.workspace is not None and os.path.isdir(tmp_path / "run" / result.paths.workspace)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("case_id", "error_class", "says"),
+    [
+        (
+            "slow-setup",
+            "environment-error",
+            "the workspace setup ran past the case's max_wall_clock_s of 0.3s",
+        ),
+        ("slow-check", "grader-error", "grading ran past the case's max_wall_clock_s of 0.3s"),
+    ],
+)
+async def test_the_wall_clock_limit_names_the_stage_whose_time_ran_out(
+    tmp_path: Path, case_id: str, error_class: str, says: str
+) -> None:
+    # The agent's own time past the limit is its timeout (above); a setup or grading past it is not.
+    staged = _stage_trial(tmp_path, case_id, Agent(0.0))
+    result = await trial.run_trial(staged.suite, staged.case, staged.item, Agent(0.0), staged.settings)
+    assert (result.status, result.error_class) == ("errored", error_class)
+    assert result.error_message is not None and says in result.error_message

@@ -15,7 +15,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from skillgym import spawn
+from skillgym import childio
 from skillgym.errors import SkillgymError
 from skillgym.process import (
     MAX_LINE_BYTES,
@@ -123,7 +123,7 @@ async def test_without_pidfds_the_exit_is_polled(
     tmp_path: Path, trial_env: dict[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # As on macOS, or Linux before 5.3: no pidfd for the child, so its exit is noticed by polling.
-    monkeypatch.setattr(spawn, "_pidfd", lambda pid: None)
+    monkeypatch.setattr(childio, "_pidfd", lambda pid: None)
     with anyio.fail_after(SAFETY_S):
         result = await run_process(
             ["sh", "-c", "cat; sleep 0.1; exit 3"],
@@ -482,7 +482,7 @@ async def test_many_children_run_at_once_without_a_thread_each(
                 tg.start_soon(one, code)
     assert sorted(c for c in codes if c is not None) == list(range(16))
     if hasattr(os, "pidfd_open"):
-        # Children are started from worker threads, which are reused; waiting for them takes none.
+        # Children are started on the loop and their exits noticed through pidfds: no thread each.
         assert peak_threads - threading.active_count() < 8
 
 

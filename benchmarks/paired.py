@@ -1,0 +1,175 @@
+"""Before and after, paired: this checkout against another, run alternately on the same generated suites.
+
+Usage: python benchmarks/paired.py OTHER_CHECKOUT [--pairs N] [--only NAME,...]
+
+OTHER_CHECKOUT is "before" (for example `git worktree add ../base <commit>`), this checkout is "after".
+Each pair runs both sides back to back, the order alternating from pair to pair, so both see the same
+minutes of a noisy machine; both use this interpreter and its installed dependencies, each importing its
+own skillgym. Only skillgym's figures (no inspect_ai). Prints every run, the medians, and after/before.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import NamedTuple
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import run  # the harness next to this file: suites, timing wrapper, run spans
+
+
+class Sample(NamedTuple):
+    value: float  # the figure compared: seconds
+    cpu: float  # the skillgym process's own CPU seconds (user + system), its children not included
+    peak_mb: float
+
+
+# skillgym's CLI in this interpreter, printing its own CPU time as the last line of stderr when it exits:
+# the agents' CPU (three programs per trial) would hide the harness's in the children's total.
+_OWN_CPU = """\
+import atexit, resource, runpy, sys
+def _report():
+    use = resource.getrusage(resource.RUSAGE_SELF)
+    sys.stderr.write(f"\\nown-cpu {use.ru_utime + use.ru_stime:.6f}\\n")
+atexit.register(_report)
+sys.argv = ["skillgym", *sys.argv[1:]]
+runpy.run_module("skillgym", run_name="__main__", alter_sys=True)
+"""
+
+
+Side = Callable[[Path, Path, int], Sample]  # (checkout, scratch, run number) -> one sample
+
+
+def _cli(checkout: Path, args: list[str], cwd: Path) -> tuple[run.Measured, float]:
+    """``skillgym ARGS`` from ``checkout``, timed; and the skillgym process's own CPU seconds."""
+    argv = [sys.executable, "-c", _OWN_CPU, *args]
+    measured = run._timed(argv, cwd, env={"PYTHONPATH": str(checkout)})
+    if measured.rc != 0:
+        raise RuntimeError(f"{checkout}: exit {measured.rc}: {run._why(measured)}")
+    own = measured.stderr.rstrip().rsplit("\n", 1)[-1]
+    if not own.startswith("own-cpu "):
+        raise RuntimeError(f"{checkout}: no CPU figure at the end of stderr: {own[-200:]!r}")
+    return measured, float(own.split()[1])
+
+
+def _stub(trials: int) -> tuple[Callable[[Path], None], Side]:
+    """N stub trials (the stub pipeline benchmark's run), output on tmpfs; its figure is wall seconds.
+
+    Not on ext4: there, creating files right after a run deleted its folders costs kernel time (so CPU
+    time too) that swings several-fold from run to run (BENCHMARKS.md, "Machine").
+    """
+    suite: dict[str, Path] = {}
+
+    def setup(scratch: Path) -> None:
+        suite["path"] = run._generated_suite(scratch / f"evals-{trials}", trials // 4)
+
+    def side(checkout: Path, scratch: Path, number: int) -> Sample:
+        with tempfile.TemporaryDirectory(dir="/dev/shm") as out:
+            args = ["run", "--suite", str(suite["path"]), "--provider", "stub", "--concurrency", "64"]
+            measured, own = _cli(checkout, [*args, "--output", str(Path(out) / "runs")], scratch)
+        return Sample(measured.wall, own, measured.peak_mb)
+
+    return setup, side
+
+
+def _concurrency() -> tuple[Callable[[Path], None], Side]:
+    """400 x 0.25 s command-agent trials at concurrency 50; its figure is run.start to run.finish."""
+    made: dict[str, Path] = {}
+
+    def setup(scratch: Path) -> None:
+        made["suite"] = run._generated_suite(scratch / "evals-concurrency", 100)
+        script = scratch / "agent.sh"
+        script.write_text(
+            "cat >/dev/null\nsleep 0.25\n"
+            'printf \'%s\\n\' \'{"type":"result","text":"I would wait until it prints Listening"}\'\n'
+        )
+        made["script"] = script
+
+    def side(checkout: Path, scratch: Path, number: int) -> Sample:
+        out = scratch / f"runs-concurrency-{checkout.name}-{number}"
+        args = ["run", "--suite", str(made["suite"]), "--provider", "command"]
+        args += ["--agent-command", f"sh {made['script']}", "--concurrency", "50", "--output", str(out)]
+        measured, own = _cli(checkout, args, scratch)
+        return Sample(run._run_span(out), own, measured.peak_mb)
+
+    return setup, side
+
+
+BENCHES: dict[str, Callable[[], tuple[Callable[[Path], None], Side]]] = {
+    "concurrency": _concurrency,
+    "stub_1000_tmpfs": lambda: _stub(1_000),
+    "stub_20000_tmpfs": lambda: _stub(20_000),
+}
+
+
+def _line(samples: list[Sample]) -> str:
+    values = ", ".join(f"{s.value:.2f}" for s in samples)
+    cpus = ", ".join(f"{s.cpu:.2f}" for s in samples)
+    cpu = statistics.median(s.cpu for s in samples)
+    peak = statistics.median(s.peak_mb for s in samples)
+    return (
+        f"median {statistics.median(s.value for s in samples):.3f} s ({values}); "
+        f"skillgym's own CPU median {cpu:.2f} s ({cpus}); {peak:.0f} MB peak RSS"
+    )
+
+
+def _load() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"1/5/15-min load average {one:.2f} {five:.2f} {fifteen:.2f}"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("before", type=Path, help="the other checkout (before)")
+    parser.add_argument("--pairs", type=int, default=5, help="pairs per benchmark (default 5)")
+    parser.add_argument("--only", default=",".join(BENCHES), help=f"comma-separated: {', '.join(BENCHES)}")
+    args = parser.parse_args()
+    before, after = args.before.resolve(), run.REPO
+    if not (before / "skillgym" / "__init__.py").is_file():
+        parser.error(f"{before} is not a skillgym checkout (no skillgym/__init__.py)")
+    names = [name for name in args.only.split(",") if name]
+    if unknown := [name for name in names if name not in BENCHES]:
+        parser.error(f"unknown benchmark {unknown[0]!r}; choose from {', '.join(BENCHES)}")
+    started = time.perf_counter()
+    print(f"before: {before}\nafter:  {after}\nat start: {_load()}")
+    with tempfile.TemporaryDirectory(dir=run._scratch()) as tmp:
+        scratch = Path(tmp)
+        for name in names:
+            setup, side = BENCHES[name]()
+            setup(scratch)
+            results: dict[Path, list[Sample]] = {before: [], after: []}
+            wins = 0
+            for number in range(args.pairs):
+                order = (before, after) if number % 2 == 0 else (after, before)
+                for checkout in order:
+                    run._progress(f"{name}, pair {number + 1} of {args.pairs}: {checkout.name}")
+                    results[checkout].append(side(checkout, scratch, number))
+                wins += results[after][-1].value <= results[before][-1].value
+            ratio = statistics.median(s.value for s in results[after]) / statistics.median(
+                s.value for s in results[before]
+            )
+            cpu_ratio = statistics.median(s.cpu for s in results[after]) / statistics.median(
+                s.cpu for s in results[before]
+            )
+            print(f"\n{name} ({args.pairs} pairs, order alternating)")
+            print(f"  before: {_line(results[before])}")
+            print(f"  after:  {_line(results[after])}")
+            print(
+                f"  after / before: {ratio:.3f} of the medians, {cpu_ratio:.3f} of the own-CPU medians; "
+                f"after faster or equal in {wins} of {args.pairs} pairs"
+            )
+    print(f"\n{time.perf_counter() - started:.0f} s; at end: {_load()}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
