@@ -109,7 +109,7 @@ def test_order_contract_holds_under_concurrency(suite_dir: SuiteDir, tmp_path: P
     finishes = [i for i, e in enumerate(events) if e["type"] == "trial.finish"]
     assert starts[7] < finishes[0], "trials did not overlap: the test did not exercise concurrency"
     check_order(events)
-    assert events[0]["schema"] == 2
+    assert events[0]["schema"] == 3
 
 
 def test_report_rebuild_from_the_event_log_is_byte_identical(suite_dir: SuiteDir, tmp_path: Path) -> None:
