@@ -9,10 +9,7 @@ results.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
-
-import anyio.to_thread
 
 from ..errors import SkillgymError
 from ..events import Event
@@ -42,11 +39,9 @@ class SnapshotStep:
     async def finish_run(
         self, results: Sequence[TrialResult], *, run_id: str, interrupted: bool
     ) -> FinishPart:
-        # Off the event loop: an update waits for the snapshot file's lock, and the live console ticks on.
-        work = functools.partial(
-            snapshot_part, results, self.suite, self.options, run_id=run_id, interrupted=interrupted
-        )
-        return await anyio.to_thread.run_sync(work)
+        # On the loop: the work takes milliseconds, and a worker thread would hold up the end of the run
+        # while the thread pool shuts down.
+        return snapshot_part(results, self.suite, self.options, run_id=run_id, interrupted=interrupted)
 
 
 def snapshot_part(
