@@ -7,6 +7,7 @@ environment and config files it needs, its stream parser and how it reports its 
 
 from __future__ import annotations
 
+import abc
 import os
 import re
 import shutil
@@ -69,7 +70,7 @@ class LiveParser(Protocol):
     def trace(self) -> Trace: ...
 
 
-class AgentCliProvider:
+class AgentCliProvider(abc.ABC):
     """A real agent CLI run headless in the trial workspace; subclasses say what differs.
 
     Required: ``argv``, ``parser``, ``classify`` and the class attributes. The executable is the one
@@ -98,17 +99,17 @@ class AgentCliProvider:
 
     # ---- what a CLI provider writes ----------------------------------------------------------------
 
+    @abc.abstractmethod
     def argv(self, executable: str, request: ProviderRequest) -> tuple[list[str], bytes | None]:
         """The argv for one trial and the bytes to send on stdin (the prompt, when argv cannot carry it)."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def parser(self) -> Any:
         """A fresh ``LiveParser`` for one trial (typed ``Any`` so ``classify`` sees the concrete class)."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def classify(self, ran: CliRun, parser: Any, request: ProviderRequest) -> Failure | None:
         """The trial's failure, or None; start with ``cli_failure`` for the failures every CLI shares."""
-        raise NotImplementedError
 
     def env(self, request: ProviderRequest) -> dict[str, str]:
         """The process environment: the trial's, plus what this CLI needs headless."""

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Iterable
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import msgspec
 
@@ -97,6 +97,8 @@ class _Line(msgspec.Struct, frozen=True, kw_only=True):
     error_status: int | None = None
 
 
+T = TypeVar("T")
+
 _decoder: Final = msgspec.json.Decoder(_Line)
 _encoder: Final = msgspec.json.Encoder()
 _EXPECTED: Final = "one JSON object per line, as `claude -p --output-format stream-json --verbose` prints"
@@ -121,13 +123,9 @@ class ClaudeStreamParser:
     def feed(self, raw: bytes) -> None:
         """Take one line (without its newline); raises ``StreamParseError`` for a line that is not JSON."""
         self.lines += 1
-        line = raw.strip()
-        if not line:
+        event = decode_line(_decoder, raw, self.lines, _EXPECTED)
+        if event is None:
             return
-        try:
-            event = _decoder.decode(line)
-        except msgspec.DecodeError as exc:
-            raise stream_error(self.lines, _EXPECTED, exc, line) from exc
         self._session = event.session_id or self._session
         if event.type == "system":
             self._system(event)
@@ -229,6 +227,17 @@ def parse_claude_stream(lines: Iterable[bytes]) -> Trace:
     for line in lines:
         parser.feed(line)
     return parser.trace()
+
+
+def decode_line(decoder: msgspec.json.Decoder[T], raw: bytes, number: int, expected: str) -> T | None:
+    """Stream line ``number`` decoded, None for a blank one; a ``StreamParseError`` quoting it otherwise."""
+    line = raw.strip()
+    if not line:
+        return None
+    try:
+        return decoder.decode(line)
+    except msgspec.DecodeError as exc:
+        raise stream_error(number, expected, exc, line) from exc
 
 
 def stream_error(number: int, expected: str, exc: Exception, line: bytes) -> StreamParseError:

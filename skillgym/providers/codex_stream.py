@@ -28,7 +28,13 @@ import msgspec
 
 from ..plugins import stream_format
 from ..trace import Message, SkillEvidence, TokenUsage, ToolCall, Trace
-from .claude_stream import cap_text, skill_md_reads, skill_read_evidence, stream_error, unwrap_shell
+from .claude_stream import (
+    cap_text,
+    decode_line,
+    skill_md_reads,
+    skill_read_evidence,
+    unwrap_shell,
+)
 
 CODEX_FORMAT: Final = "codex-json"
 # Items that are the agent acting on the world: what a turn budget counts.
@@ -104,13 +110,9 @@ class CodexStreamParser:
     def feed(self, raw: bytes) -> None:
         """Take one line (without its newline); raises ``StreamParseError`` for a line that is not JSON."""
         self.lines += 1
-        line = raw.strip()
-        if not line:
+        event = decode_line(_decoder, raw, self.lines, _EXPECTED)
+        if event is None:
             return
-        try:
-            event = _decoder.decode(line)
-        except msgspec.DecodeError as exc:
-            raise stream_error(self.lines, _EXPECTED, exc, line) from exc
         kind = event.type
         if kind == "thread.started":
             self._thread = event.thread_id or self._thread

@@ -34,7 +34,7 @@ import msgspec
 
 from ..plugins import stream_format
 from ..trace import Confidence, EvidenceSource, Message, SkillEvidence, TokenUsage, ToolCall, Trace
-from .claude_stream import cap_text, skill_md_reads, skill_read_evidence, stream_error
+from .claude_stream import cap_text, decode_line, skill_md_reads, skill_read_evidence
 
 GEMINI_FORMAT: Final = "gemini-stream-json"
 SHELL_TOOL: Final = "run_shell_command"
@@ -106,13 +106,9 @@ class GeminiStreamParser:
     def feed(self, raw: bytes) -> None:
         """Take one line (without its newline); raises ``StreamParseError`` for a line that is not JSON."""
         self.lines += 1
-        line = raw.strip()
-        if not line:
+        event = decode_line(_decoder, raw, self.lines, _EXPECTED)
+        if event is None:
             return
-        try:
-            event = _decoder.decode(line)
-        except msgspec.DecodeError as exc:
-            raise stream_error(self.lines, _EXPECTED, exc, line) from exc
         kind = event.type
         if kind == "message":
             self._message(event)
