@@ -19,8 +19,9 @@ from .fingerprint import short
 from .loader import load_suite
 from .model import LANES, WorkspacePreset
 from .plan import Plan, build_plan
-from .plugins import PROVIDERS, REPORTERS
+from .plugins import PROVIDERS, REPORTERS, SANDBOXES
 from .redact import redact_env, secret_values
+from .sandboxes.base import DEFAULT_SANDBOX, NETWORKS, UNSANDBOXED_WARNING
 from .snapshots.commands import (
     add_run_flags,
     add_snapshots_parser,
@@ -46,8 +47,10 @@ class _HelpFormatter(argparse.HelpFormatter):
         text = super()._get_help_string(action)
         if text is None or "{" not in text:
             return text
-        return text.replace("{providers}", ", ".join(PROVIDERS.names())).replace(
-            "{reporters}", ", ".join(REPORTERS.names())
+        return (
+            text.replace("{providers}", ", ".join(PROVIDERS.names()))
+            .replace("{reporters}", ", ".join(REPORTERS.names()))
+            .replace("{sandboxes}", ", ".join(SANDBOXES.names()))
         )
 
 
@@ -101,6 +104,26 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--agent-command", metavar="'PROGRAM ARGS'", help="the command provider's agent (prompt on stdin)"
+    )
+    run.add_argument(
+        "--sandbox",
+        default=DEFAULT_SANDBOX,
+        metavar="NAME",
+        help=f"where trials run: {{sandboxes}} (default {DEFAULT_SANDBOX})",
+    )
+    run.add_argument(
+        "--network",
+        choices=NETWORKS,
+        default=None,
+        help="the trials' network (default: host for agent CLIs, none for stub, replay and command)",
+    )
+    run.add_argument(
+        "--sandbox-writable",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="DIR",
+        help="a folder every trial may also write (repeatable): an agent's own log or cache",
     )
     run.add_argument(
         "--compare-baseline", type=Path, metavar="REPORT", help="compare with an earlier report.json"
@@ -207,6 +230,9 @@ _PLAN_FLAGS = (
     "replay_source",
     "agent_command",
     "compare_baseline",
+    "sandbox",
+    "network",
+    "sandbox_writable",
 )
 
 
@@ -244,6 +270,7 @@ def _run(args: argparse.Namespace, out: Console) -> int:
         raise UsageError(f"--concurrency must be at least 1, got {args.concurrency}")
     preflight_run(snapshots, plan.providers)  # a broken snapshot file stops the run before any token
     baseline = load_report(args.compare_baseline) if args.compare_baseline else None
+    SANDBOXES.get(args.sandbox)  # an unknown name is a UsageError listing the valid ones
     options = RunOptions(
         output=str(args.output),
         concurrency=args.concurrency,
@@ -256,6 +283,9 @@ def _run(args: argparse.Namespace, out: Console) -> int:
         argv=tuple(sys.argv),
         run_id=new_run_id(),
         secrets=secret_values(os.environ),
+        sandbox=args.sandbox,
+        network=args.network,
+        sandbox_writable=_existing_folders(args.sandbox_writable, flag="--sandbox-writable"),
     )
     # Reporter flags are checked before anything runs or is written.
     subscribers = build_reporters(
@@ -265,6 +295,8 @@ def _run(args: argparse.Namespace, out: Console) -> int:
         reporter_output=args.reporter_output,
         baseline=baseline,
     )
+    if options.sandbox == "none":
+        make_console(stderr=True).print(UNSANDBOXED_WARNING, markup=False)
     outcome = start_run(plan, suite, options, subscribers, snapshots=snapshots)
     _closing_lines(outcome, reporters, out)
     return after_run(outcome.finish.snapshots, out, outcome.exit_code)
@@ -309,6 +341,13 @@ def _resume(args: argparse.Namespace, out: Console, reporters: list[str]) -> int
     )
     _closing_lines(outcome, reporters, out)
     return outcome.exit_code
+
+
+def _existing_folders(given: Sequence[Path], *, flag: str) -> tuple[str, ...]:
+    for folder in given:
+        if not folder.is_dir():
+            raise UsageError(f"{flag} {folder} is not a folder; create it first or fix the path")
+    return tuple(str(folder.resolve()) for folder in given)
 
 
 def _providers(given: Sequence[str]) -> tuple[str, ...]:

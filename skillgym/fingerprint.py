@@ -18,6 +18,9 @@ _CONTEXT = "skillgym 2026-11 case fingerprint v1"
 EXCLUDED_FIELDS = frozenset(
     {"origin", "description", "tags", "category", "fingerprint", "conditions", "token_budget"}
 )
+# Fields added after fingerprints were first stored: hashed only when set, so that every case that does not
+# use one keeps the fingerprint its snapshots and cassettes were stored under.
+HASHED_WHEN_SET = frozenset({"sandbox"})
 SHORT_LENGTH = 12
 
 # Struct fields are sorted like dict keys, so the bytes are the sorted JSON of the case without the
@@ -32,11 +35,11 @@ _encoder = msgspec.json.Encoder(order="sorted")
 _views: dict[type[msgspec.Struct], type[msgspec.Struct]] = {}
 
 
-def _view(cls: type[msgspec.Struct]) -> type[msgspec.Struct]:
-    view = _views.get(cls)
+def _view(cls: type[msgspec.Struct], skip: frozenset[str] = EXCLUDED_FIELDS) -> type[msgspec.Struct]:
+    view = _views.get(cls) if skip is EXCLUDED_FIELDS else None
     if view is None:
         config = cls.__struct_config__
-        fields = [f for f in msgspec.structs.fields(cls) if f.name not in EXCLUDED_FIELDS]
+        fields = [f for f in msgspec.structs.fields(cls) if f.name not in skip]
         view = msgspec.defstruct(
             f"{cls.__name__}View",
             [(f.name, _view_type(f.type)) for f in fields],
@@ -45,7 +48,8 @@ def _view(cls: type[msgspec.Struct]) -> type[msgspec.Struct]:
             tag_field=config.tag_field,
             gc=False,
         )
-        _views[cls] = view
+        if skip is EXCLUDED_FIELDS:
+            _views[cls] = view
     return view
 
 
@@ -68,6 +72,10 @@ def _view_type(annotation: Any) -> Any:
 _CaseView: Any = Union[tuple(_view(c) for c in (PromptCase, ExecutionCase, DogfoodCase))]  # noqa: UP007
 _to_msgpack = msgspec.msgpack.Encoder()
 _to_view = msgspec.msgpack.Decoder(_CaseView)
+_CaseViewUnset: Any = Union[  # noqa: UP007
+    tuple(_view(c, EXCLUDED_FIELDS | HASHED_WHEN_SET) for c in (PromptCase, ExecutionCase, DogfoodCase))
+]
+_to_view_unset = msgspec.msgpack.Decoder(_CaseViewUnset)
 
 
 # Struct fields that hold the user's own mappings: their keys are data, never stripped.
@@ -80,7 +88,7 @@ def _strip(data: dict[str, Any]) -> dict[str, Any]:
     # field is a Struct's except the user's own mappings.
     out: dict[str, Any] = {}
     for key, value in data.items():
-        if key in EXCLUDED_FIELDS:
+        if key in EXCLUDED_FIELDS or (key in HASHED_WHEN_SET and value is None):
             continue
         kind = type(value)
         if kind is dict and key not in _USER_DATA:
@@ -94,7 +102,10 @@ def _strip(data: dict[str, Any]) -> dict[str, Any]:
 def canonical_bytes(case: Case) -> bytes:
     """The deterministic encoding the fingerprint is taken over (useful to explain a change)."""
     try:
-        view = _to_view.decode(_to_msgpack.encode(case))
+        decoder = (
+            _to_view if any(getattr(case, f, None) is not None for f in HASHED_WHEN_SET) else _to_view_unset
+        )
+        view = decoder.decode(_to_msgpack.encode(case))
     except (msgspec.MsgspecError, OverflowError):  # not shaped like the model, or an int beyond 64 bits
         return _encoder.encode(_strip(msgspec.to_builtins(case)))
     return _encoder.encode(view)

@@ -11,6 +11,7 @@ from rich.console import Console
 
 from .bus import Subscriber
 from .claim import claim_run_dir
+from .console import make_console
 from .errors import UsageError
 from .eventlog import mend_tail, read_run_log
 from .loader import load_suite
@@ -23,6 +24,7 @@ from .reporters.events_log import EventLogWriter
 from .reporters.final import FinalReporter, report_from, write_report
 from .results import TrialResult
 from .runner import RunOptions, RunOutcome, execute
+from .sandboxes.base import DEFAULT_SANDBOX, UNSANDBOXED_WARNING
 from .snapshots import SnapshotOptions
 from .snapshots.step import SnapshotStep
 
@@ -113,6 +115,10 @@ def resume_run(
             record=bool(settings.get("record", False)),
             replay_source=settings.get("replay_source"),
             agent_command=settings.get("agent_command"),
+            # A run.json without the setting predates sandboxes: this machine's default.
+            sandbox=settings.get("sandbox") or DEFAULT_SANDBOX,
+            network=settings.get("network"),
+            sandbox_writable=tuple(settings.get("sandbox_writable", ())),
             baseline_report=start.baseline_report,
             argv=argv,
             run_id=start.run_id,
@@ -128,6 +134,8 @@ def resume_run(
         )
         subscribers.append(SnapshotStep(suite, None))  # the token section; --snapshot-* is refused here
         mend_tail(run_dir)
+        if options.sandbox == "none":
+            make_console(stderr=True).print(UNSANDBOXED_WARNING, markup=False)
         return anyio.run(
             lambda: execute(plan, suite, options, subscribers, done=done, run_dir=run_dir.resolve())
         )

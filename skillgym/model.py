@@ -40,6 +40,18 @@ class Budget(Data, frozen=True, kw_only=True):
     max_wall_clock_s: float | None = None
 
 
+class CaseSandbox(Data, frozen=True, kw_only=True):
+    """What a case's trials may do beyond the sandbox's defaults (``c.sandbox(...)``).
+
+    ``network`` overrides the run's and the provider's choice; ``writable`` and ``readable`` are host
+    folders (absolute, ``~/...`` for the user's home, or relative to the suite).
+    """
+
+    network: Literal["host", "none"] | None = None
+    writable: tuple[str, ...] = ()
+    readable: tuple[str, ...] = ()
+
+
 class TokenBudget(Data, frozen=True, kw_only=True):
     """Per-case cost guardrail: how far the median total may rise above its snapshot."""
 
@@ -193,6 +205,7 @@ class _Case(Data, frozen=True, kw_only=True, tag_field="lane"):
     budget: Budget
     workspace: str | None = None
     env: dict[str, str] = {}
+    sandbox: CaseSandbox | None = None
     token_budget: TokenBudget = TokenBudget()
     tags: tuple[str, ...] = ()
     description: str = ""

@@ -1,4 +1,4 @@
-"""The plug-in registry: providers, stream formats, reporters and verifier kinds, each found by name.
+"""The plug-in registry: providers, stream formats, reporters, verifier kinds and sandboxes, by name.
 
 Every plug-in registers itself with a decorator when its module is imported. ``load_plugins`` imports
 the built-in modules and then every entry point of the group ``skillgym`` (a module or an object in a
@@ -25,11 +25,12 @@ if TYPE_CHECKING:
     from .providers.base import ProviderClass
     from .providers.tracefmt import StreamParser
     from .reporters.base import ReporterPlugin
+    from .sandboxes.base import SandboxBackend
 
 ENTRY_POINT_GROUP: Final = "skillgym"
 # Every module of these packages is imported by ``load_plugins`` before any entry point, so a built-in
 # provider, stream format or reporter is one new file in its package and nothing else.
-BUILTIN_PACKAGES: Final = ("skillgym.providers", "skillgym.reporters")
+BUILTIN_PACKAGES: Final = ("skillgym.providers", "skillgym.reporters", "skillgym.sandboxes")
 BUILTIN_MODULES: Final = ("skillgym.grading.verifiers",)
 
 T = TypeVar("T")
@@ -98,6 +99,7 @@ PROVIDERS: Final[Registry[ProviderClass]] = Registry("provider", "--provider")
 STREAM_FORMATS: Final[Registry[StreamParser]] = Registry("stream format")
 REPORTERS: Final[Registry[ReporterPlugin]] = Registry("reporter", "--reporter")
 VERIFIER_KINDS: Final[Registry[Callable[..., Any]]] = Registry("verifier kind")
+SANDBOXES: Final[Registry[type[SandboxBackend]]] = Registry("sandbox", "--sandbox")
 
 
 def _origin(obj: object) -> str:
@@ -147,6 +149,15 @@ def verifier_kind(tag: str) -> Callable[[F], F]:
         return judge
 
     return register
+
+
+S = TypeVar("S", bound="type[SandboxBackend]")
+
+
+def sandbox_backend(cls: S) -> S:
+    """Class decorator: register a sandbox backend under its ``name`` attribute (``--sandbox NAME``)."""
+    SANDBOXES.add(cls.name, cls, origin=_origin(cls))
+    return cls
 
 
 _loaded = False

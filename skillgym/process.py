@@ -6,6 +6,7 @@ import contextlib
 import errno
 import functools
 import os
+import shutil
 import signal
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -318,6 +319,28 @@ def _start(
         )
     except OSError as exc:
         raise _start_error(command[0], Path(cwd), exc) from exc
+
+
+def check_startable(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str]) -> None:
+    """Raise the ``ProcessStartError`` that ``run_process(argv, cwd=cwd, env=env)`` would raise at start.
+
+    For a program started through a wrapper (a sandbox's ``nsenter``), whose own start always succeeds:
+    a missing program or working directory must still read as one, not as the wrapper's exit status.
+    """
+    program = argv[0]
+    if not cwd.is_dir():
+        raise _start_error(program, cwd, OSError(errno.ENOENT, "no such directory"))
+    search = env.get("PATH", os.defpath)
+    if "/" in program:
+        path = program if os.path.isabs(program) else os.path.join(cwd, program)
+        runnable = os.path.isfile(path) and os.access(path, os.X_OK)
+        exists = os.path.lexists(path)
+    else:
+        runnable = shutil.which(program, path=search) is not None
+        exists = runnable or shutil.which(program, mode=os.F_OK, path=search) is not None
+    if not runnable:
+        code = errno.EACCES if exists else errno.ENOENT
+        raise _start_error(program, cwd, OSError(code, os.strerror(code)))
 
 
 def _start_error(executable: str, cwd: Path, exc: OSError) -> ProcessStartError:

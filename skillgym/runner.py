@@ -42,6 +42,7 @@ from .providers import ProviderSettings, make_provider
 from .providers.base import Detection, Provider
 from .redact import scrub
 from .results import TrialResult
+from .sandboxes.base import DEFAULT_SANDBOX, Network, SandboxBackend, SandboxUnavailable, make_backend
 from .slots import AgentSlots
 from .trial import TrialSettings, needs_workspace, run_trial, workspace_plan
 from .workspaces import EnvironmentSetupError, background_removal, injected_text
@@ -68,6 +69,9 @@ class RunOptions(Data, frozen=True, kw_only=True):
     argv: tuple[str, ...] = ()
     run_id: str | None = None
     secrets: tuple[str, ...] = ()
+    sandbox: str = DEFAULT_SANDBOX
+    network: Network | None = None  # None: each provider's own (host for agents, none for stand-ins)
+    sandbox_writable: tuple[str, ...] = ()  # absolute folders every trial may also write
 
 
 class RunOutcome(Data, frozen=True, kw_only=True):
@@ -118,6 +122,15 @@ async def detect_providers(plan: Plan, suite: Suite, options: RunOptions) -> dic
     if problems:
         raise ProviderUnavailable("\n".join(problems))
     return providers
+
+
+async def check_sandbox(name: str) -> SandboxBackend:
+    """The run's sandbox backend, once it has shown it works here; else the run stops before it starts."""
+    backend = make_backend(name)
+    problem = await backend.problem()
+    if problem is not None:
+        raise SandboxUnavailable(f"--sandbox {name}: {problem}")
+    return backend
 
 
 class Brackets:
@@ -255,6 +268,7 @@ async def execute(
     In stages: detect the providers, then (holding the run directory, see ``claim_run_dir``) replay the
     kept results, schedule the rest, and finish. Only the run directory's becoming unwritable raises.
     """
+    sandbox = await check_sandbox(options.sandbox)
     providers = await detect_providers(plan, suite, options)
     run_id = options.run_id or new_run_id()
     run_dir = (run_dir or Path(options.output) / run_id).resolve()
@@ -266,7 +280,7 @@ async def execute(
             "pass --output DIR with a writable folder"
         ) from exc
     with claim_run_dir(run_dir), _signal_handlers_restored():
-        run = run_context(plan, suite, options, providers, run_id=run_id, run_dir=run_dir)
+        run = run_context(plan, suite, options, providers, run_id=run_id, run_dir=run_dir, sandbox=sandbox)
         start = run_start(run, resumed=bool(done))
         _write_run_json(run_dir, start)
         t0 = time.monotonic()
@@ -307,6 +321,7 @@ def run_context(
     *,
     run_id: str,
     run_dir: Path,
+    sandbox: SandboxBackend | None = None,
 ) -> RunContext:
     """The run's shared context; reads each condition's injected text (a missing file stops the run)."""
     settings = TrialSettings(
@@ -316,6 +331,9 @@ def run_context(
         keep_workspaces=options.keep_workspaces,
         record=options.record,
         secrets=options.secrets,
+        sandbox=sandbox or make_backend("none"),
+        network=options.network,
+        sandbox_writable=options.sandbox_writable,
     )
     return RunContext(
         plan=plan,
@@ -356,6 +374,9 @@ def run_start(run: RunContext, *, resumed: bool) -> RunStart:
             "record": options.record,
             "replay_source": options.replay_source,
             "agent_command": options.agent_command and scrub(options.agent_command, options.secrets),
+            "sandbox": options.sandbox,
+            "network": options.network,
+            "sandbox_writable": list(options.sandbox_writable),
         },
     )
 

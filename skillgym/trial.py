@@ -32,6 +32,9 @@ from .providers.base import Provider, ProviderRequest, ProviderResult
 from .providers.cassette import cassette_candidates
 from .redact import redact_env, scrub, scrub_tree
 from .results import ErrorClass, Grade, Status, TrialPaths, TrialResult
+from .sandboxes.base import UNSANDBOXED, Network, SandboxBackend, SandboxUnavailable, TrialSandbox
+from .sandboxes.none import NoSandbox
+from .sandboxes.spec import trial_spec
 from .slots import AgentSlots
 from .trace import Trace, with_total
 from .usage import TrialTokens, trial_tokens
@@ -56,6 +59,9 @@ class TrialSettings(msgspec.Struct, frozen=True, kw_only=True):
     record: bool = False
     secrets: tuple[str, ...] = ()
     injected: dict[str, str] = {}  # condition id -> text injected into the prompt, read once per run
+    sandbox: SandboxBackend = NoSandbox()  # checked before the run: it works here
+    network: Network | None = None  # --network; None: each provider's own
+    sandbox_writable: tuple[str, ...] = ()  # --sandbox-writable: folders every trial may also write
 
 
 class Trial(msgspec.Struct, frozen=True, kw_only=True):
@@ -73,6 +79,7 @@ class Trial(msgspec.Struct, frozen=True, kw_only=True):
     isolated: bool  # a fresh workspace and the hermetic environment (see needs_workspace)
     env: dict[str, str]
     prompt: str
+    sandbox: TrialSandbox  # every process of the trial runs in it
 
 
 def trial_dir(settings: TrialSettings, item: WorkItem) -> str:
@@ -154,6 +161,7 @@ def resolve(suite: Suite, case: Case, item: WorkItem, provider: Provider, settin
             home_env=provider.home_env,
         )
     prompt = build_prompt(case, injected=settings.injected.get(item.id.condition, ""))
+    sandbox = _sandbox(settings, case, provider, layout, env, suite.root) if isolated else UNSANDBOXED
     return Trial(
         suite=suite,
         case=case,
@@ -167,7 +175,36 @@ def resolve(suite: Suite, case: Case, item: WorkItem, provider: Provider, settin
         isolated=isolated,
         env=env,
         prompt=prompt,
+        sandbox=sandbox,
     )
+
+
+def _sandbox(
+    settings: TrialSettings,
+    case: Case,
+    provider: Provider,
+    layout: TrialLayout,
+    env: dict[str, str],
+    suite_root: str,
+) -> TrialSandbox:
+    """The trial's sandbox: the case's network choice first, then the run's, then the provider's."""
+    needs = case.sandbox
+    network = (needs and needs.network) or settings.network or provider.network
+    return settings.sandbox.open(
+        trial_spec(
+            layout,
+            env=env,
+            suite_root=_resolved(suite_root),
+            network=network,
+            readable=(*provider.sandbox_readable, *_folders(needs.readable if needs else (), suite_root)),
+            writable=(*settings.sandbox_writable, *_folders(needs.writable if needs else (), suite_root)),
+        )
+    )
+
+
+def _folders(given: tuple[str, ...], suite_root: str) -> tuple[str, ...]:
+    """A case's declared folders as absolute paths: ``~`` is the user's home, relative is the suite's."""
+    return tuple(os.path.join(_resolved(suite_root), os.path.expanduser(folder)) for folder in given)
 
 
 _Phase = Literal["setup", "agent", "grading"]
@@ -195,7 +232,7 @@ async def _attempt(trial: Trial, provider: Provider, slots: AgentSlots | None) -
     with wall_scope or contextlib.nullcontext():
         try:
             await _stages(trial, provider, slots, wall_scope, got)
-        except EnvironmentSetupError as exc:
+        except (EnvironmentSetupError, SandboxUnavailable) as exc:
             got.error = ("environment-error", str(exc))
         except GraderError as exc:
             got.error = ("grader-error", str(exc))
@@ -245,6 +282,7 @@ async def prepare_workspace(trial: Trial, provider: Provider) -> ProviderRequest
             env=trial.env,
             skill_dirs=provider.skill_dirs,
             home_env=provider.home_env,
+            sandbox=trial.sandbox,
             # The trial's folder and prompt.txt, from the worker thread that makes the workspace: on a
             # busy disk a mkdir can take a millisecond, and the loop runs the other trials meanwhile.
             first=functools.partial(
@@ -265,6 +303,8 @@ async def invoke(provider: Provider, request: ProviderRequest) -> ProviderResult
     try:
         with anyio.CancelScope(deadline=deadline):
             return await provider.invoke(request)
+    except SandboxUnavailable:
+        raise  # the machine's fault, not the adapter's: an environment error
     except Exception as exc:  # an adapter bug is this trial's provider error, not the run's crash
         message = f"provider {provider.name!r} raised {type(exc).__name__}: {exc}"
         return ProviderResult(ok=False, trace=Trace(), error_class="provider-error", error_message=message)
@@ -291,12 +331,15 @@ async def grade_outcome(trial: Trial, outcome: ProviderResult, *, agent_started:
         suite_rules=trial.suite.anti_patterns,
         agent_started_at=agent_started,
         suite_root=_resolved(trial.suite.root),
+        sandbox=trial.sandbox,
     )
     case = trial.case
     try:
         return await grade(case, outcome.trace, context)
     except VerifierError as exc:  # the suite's verifier is broken: not a verdict on the agent
         raise GraderError(f"case {case.id!r}: {exc}") from exc
+    except SandboxUnavailable:
+        raise
     except Exception as exc:
         raise GraderError(f"grader crashed on case {case.id!r}: {type(exc).__name__}: {exc}") from exc
 
@@ -397,10 +440,12 @@ async def _clean_up(trial: Trial, *, keep: bool) -> tuple[str, ...]:
     """Stop what the trial left running and remove its files; the problems cleanup could not fix."""
     secrets = trial.settings.secrets
     with anyio.CancelScope(shield=True):
+        # The sandbox first: it names every process still running, the tmux servers among them.
+        stopped = await trial.sandbox.close()
         report = await cleanup(trial.layout, trial_id=trial.tag, keep_workspace=keep)
         if secrets:  # streams, logs and kept workspaces may hold what the agent echoed
             await anyio.to_thread.run_sync(scrub_tree, trial.folder, secrets)
-    return report.problems
+    return (*stopped, *report.problems)
 
 
 def _request(trial: Trial, *, cwd: str, record_path: str | None) -> ProviderRequest:
@@ -417,6 +462,7 @@ def _request(trial: Trial, *, cwd: str, record_path: str | None) -> ProviderRequ
         stdout_path=trial.layout.stdout,
         stderr_path=trial.layout.stderr,
         record_path=record_path,
+        sandbox=trial.sandbox,
     )
 
 

@@ -43,8 +43,14 @@ def run_cli(
 
 
 def agent_run(root: Path, agent: str) -> list[str]:
-    """``skillgym run`` arguments: the suite at ``root``, the command provider running ``agent``."""
-    return ["run", "--suite", str(root), "--provider", "command", "--agent-command", agent]
+    """``skillgym run`` arguments: the suite at ``root``, the command provider running ``agent``.
+
+    A ``state`` folder beside the suite, when there is one, is where a test's agents keep what they share
+    across trials (a call counter, a log): the one folder outside their trials the sandbox lets them write.
+    """
+    args = ["run", "--suite", str(root), "--provider", "command", "--agent-command", agent]
+    state = root.parent / "state"
+    return [*args, "--sandbox-writable", str(state)] if state.is_dir() else args
 
 
 def run_agent(

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 import msgspec
 
 from ..errors import DefinitionError
-from ..model import AntiPatternRule, Budget, Case, Lane, Severity, TokenBudget, WorkflowCheck
+from ..model import AntiPatternRule, Budget, Case, CaseSandbox, Lane, Severity, TokenBudget, WorkflowCheck
 from .checks import (
     PatternLike,
     check_choice,
@@ -56,6 +56,7 @@ class CaseBuilder(Recorder):
         self._conditions: list[str] = []
         self._workspace: str | None = None
         self._env: dict[str, str] = {}
+        self._sandbox: CaseSandbox | None = None
         self._budget: Budget = self.default_budget
         self._token_budget: TokenBudget = _NO_TOKEN_BUDGET
         self._tags: list[str] = []
@@ -119,6 +120,48 @@ class CaseBuilder(Recorder):
         self._env = self._once(
             "c.env()", check_env(variables, what="c.env()", case_id=self._case_id, origin=at), at
         )
+
+    def sandbox(
+        self,
+        *,
+        network: str | None = None,
+        writable: Sequence[str] = (),
+        readable: Sequence[str] = (),
+    ) -> None:
+        """What this case's trials may do beyond the sandbox's defaults.
+
+        ``network`` ("host" or "none") overrides the run's ``--network`` and the provider's default;
+        ``writable`` and ``readable`` name host folders the trial may write or read besides its own
+        (absolute, ``~/...`` in your home, or relative to the suite).
+        """
+        at = self._use("sandbox")
+        if network is not None and network not in ("host", "none"):
+            raise DefinitionError(
+                f"c.sandbox(network=...) is 'host' or 'none', got {network!r}",
+                case_id=self._case_id,
+                origin=at,
+            )
+        folders = {}
+        for what, given in (("writable", writable), ("readable", readable)):
+            if isinstance(given, str):
+                raise DefinitionError(
+                    f"c.sandbox({what}=...) takes a list of folders, got the string {given!r}; "
+                    f"write {what}=[{given!r}]",
+                    case_id=self._case_id,
+                    origin=at,
+                )
+            folders[what] = tuple(
+                check_text(f, what=f"c.sandbox({what}=...) folder", case_id=self._case_id, origin=at)
+                for f in given
+            )
+        if network is None and not folders["writable"] and not folders["readable"]:
+            raise DefinitionError(
+                "c.sandbox() sets nothing; pass network=, writable= or readable=",
+                case_id=self._case_id,
+                origin=at,
+            )
+        value = CaseSandbox(network=network, **folders)  # type: ignore[arg-type]
+        self._sandbox = self._once("c.sandbox()", value, at)
 
     def budget(
         self,
@@ -274,6 +317,7 @@ class CaseBuilder(Recorder):
             anti_patterns=tuple(self._anti_patterns),
             workspace=self._workspace,
             env=self._env,
+            sandbox=self._sandbox,
             token_budget=self._token_budget,
             tags=tuple(self._tags),
             description=self._description,

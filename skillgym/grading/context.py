@@ -5,6 +5,7 @@ from __future__ import annotations
 import msgspec
 
 from ..model import AntiPatternRule, Data
+from ..sandboxes.base import UNSANDBOXED, TrialSandbox
 
 __all__ = ("GradeContext",)
 
@@ -24,6 +25,7 @@ class GradeContext(Data, frozen=True, kw_only=True):
     - ``agent_started_at``: when the agent started (epoch seconds). Artifact searches ignore files last
       written before it, so a template's ``NOTES.md`` is not evidence the agent left. None: no filter.
     - ``suite_root``: the suite folder; custom verifier modules are imported from there first.
+    - ``sandbox``: the trial's sandbox; a verifier that runs a program runs it with ``sandbox.run``.
     """
 
     provider_ok: bool
@@ -36,3 +38,4 @@ class GradeContext(Data, frozen=True, kw_only=True):
     suite_rules: tuple[AntiPatternRule, ...] = ()
     agent_started_at: float | None = None
     suite_root: str = ""
+    sandbox: TrialSandbox = UNSANDBOXED

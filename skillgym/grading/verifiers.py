@@ -178,7 +178,7 @@ def _env(ctx: GradeContext, **extra: str) -> dict[str, str]:
 async def _command(v: CommandCheck, ctx: GradeContext) -> _Verdict:
     shown = shlex.join(v.argv)
     try:
-        result = await run_process(v.argv, cwd=Path(ctx.workspace), env=_env(ctx), timeout_s=v.timeout_s)
+        result = await ctx.sandbox.run(v.argv, cwd=Path(ctx.workspace), env=_env(ctx), timeout_s=v.timeout_s)
     except ProcessStartError as exc:
         return False, str(exc)
     if result.timed_out:

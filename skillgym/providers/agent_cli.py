@@ -23,6 +23,8 @@ from ..errors import SkillgymError
 from ..process import ProcessResult, ProcessStartError, run_process
 from ..redact import REDACTED, secret_values
 from ..results import ErrorClass
+from ..sandboxes.base import Network
+from ..sandboxes.spec import install_root
 from ..trace import Trace
 from .base import Detection, ProviderRequest, ProviderResult, ProviderSettings
 from .cassette import CASSETTE_VERSION, DEFAULT_MODEL, CassetteMeta, write_cassette
@@ -88,10 +90,15 @@ class AgentCliProvider(abc.ABC):
     passthrough_env: tuple[str, ...] = ()
     home_env: Mapping[str, str] = {}
     runs_agent: bool = True
+    network: Network = "host"  # the model's API
 
     def __init__(self, executable: str | None = None) -> None:
         self.executable = executable or os.environ.get(self.env_var) or self.program
         self._resolved: str | None = None
+
+    @property
+    def sandbox_readable(self) -> tuple[str, ...]:
+        return (install_root(self._resolved),) if self._resolved else ()
 
     @classmethod
     def from_settings(cls, settings: ProviderSettings) -> Self:
@@ -267,7 +274,7 @@ async def run_cli(
             failed.append(exc)
 
     try:
-        process = await run_process(
+        process = await request.sandbox.run(
             argv,
             cwd=Path(request.workspace),
             env=env,

@@ -8,6 +8,7 @@ from typing import Protocol
 from ..identity import TrialId
 from ..model import Data
 from ..results import ErrorClass
+from ..sandboxes.base import UNSANDBOXED, Network, TrialSandbox
 from ..trace import Trace
 
 
@@ -35,6 +36,8 @@ class ProviderRequest(Data, frozen=True, kw_only=True):
     stdout_path: str
     stderr_path: str
     record_path: str | None = None  # --record: where to save the raw stream as a cassette
+    # Every process of the trial runs inside it: start them with ``sandbox.run`` (``run_process``'s twin).
+    sandbox: TrialSandbox = UNSANDBOXED
 
 
 class ProviderResult(Data, frozen=True, kw_only=True):
@@ -90,6 +93,18 @@ class Provider(Protocol):
     def home_env(self) -> Mapping[str, str]:
         """Harness variables that point into the trial's private home, as variable -> path relative to
         that home (``{"CODEX_HOME": ".codex"}``): the workspace code creates them and they always win."""
+        ...
+
+    @property
+    def network(self) -> Network:
+        """The network its trials get unless the run (``--network``) or the case says otherwise: ``host``
+        for an agent that calls its model's API, ``none`` for a stand-in."""
+        ...
+
+    @property
+    def sandbox_readable(self) -> tuple[str, ...]:
+        """Folders its agent must read that a sandbox would hide (its own install folder in the user's
+        home); read after ``detect``."""
         ...
 
     @property

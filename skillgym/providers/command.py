@@ -15,8 +15,10 @@ from pathlib import Path
 
 from ..errors import UsageError
 from ..plugins import provider
-from ..process import ProcessResult, ProcessStartError, run_process
+from ..process import ProcessResult, ProcessStartError
 from ..results import ErrorClass
+from ..sandboxes.base import Network
+from ..sandboxes.spec import install_root
 from ..trace import Trace
 from .agent_cli import Failure, record_stream
 from .base import Detection, ProviderRequest, ProviderResult, ProviderSettings
@@ -66,12 +68,19 @@ class CommandProvider:
     name = "command"
     skill_dirs: tuple[str, ...] = (".claude/skills", ".agents/skills")
     runs_agent: bool = True
+    network: Network = "none"  # a scripted agent needs no network unless its case asks for one
     passthrough_env: tuple[str, ...] = ()
     home_env: dict[str, str] = {}
     stream_format: str | None = TRACE_FORMAT
 
     def __init__(self, argv: Sequence[str]) -> None:
         self.argv = absolute_program(argv)
+        # The program and the scripts it is given, wherever they live (a sandbox hides the user's home).
+        self.sandbox_readable = tuple(
+            dict.fromkeys(
+                install_root(arg) for arg in self.argv if os.path.isabs(arg) and os.path.exists(arg)
+            )
+        )
 
     @classmethod
     def from_settings(cls, settings: ProviderSettings) -> CommandProvider:
@@ -97,7 +106,7 @@ class CommandProvider:
     async def invoke(self, request: ProviderRequest) -> ProviderResult:
         started = time.time()
         try:
-            proc = await run_process(
+            proc = await request.sandbox.run(
                 self.argv,
                 cwd=Path(request.workspace),
                 env=request.env,

@@ -53,9 +53,9 @@ class GeminiProvider(AgentCliProvider):
     # Gemini CLI also reads .agents/skills; one folder, so a skill is never listed twice.
     skill_dirs = (".gemini/skills",)
     passthrough_env = (GEMINI_KEY_VAR, GEMINI_BASE_URL_VAR)
-    # The CLI keeps settings, sessions and its trust list under $GEMINI_CLI_HOME/.gemini, and writes
-    # error reports into the temp dir: both inside the trial's private home.
-    home_env = {GEMINI_HOME_VAR: "", "TMPDIR": ".tmp"}
+    # The CLI keeps settings, sessions and its trust list under $GEMINI_CLI_HOME/.gemini: in the trial's
+    # private home (its error reports go to the trial's TMPDIR, like every trial's temp files).
+    home_env = {GEMINI_HOME_VAR: ""}
 
     def argv(self, executable: str, request: ProviderRequest) -> tuple[list[str], bytes | None]:
         return gemini_argv(executable, request)

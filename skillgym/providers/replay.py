@@ -20,8 +20,9 @@ import msgspec
 
 from ..errors import UsageError
 from ..plugins import PROVIDERS, STREAM_FORMATS, provider
-from ..process import ProcessStartError, run_process
+from ..process import ProcessStartError
 from ..results import ErrorClass
+from ..sandboxes.base import Network
 from ..trace import ToolCall, Trace
 from .base import Detection, ProviderRequest, ProviderResult, ProviderSettings
 from .cassette import (
@@ -54,6 +55,8 @@ class ReplayProvider:
     # re-enacted command that reads an installed skill finds it where the recorded agent did.
     skill_dirs: tuple[str, ...] = (".claude/skills", ".agents/skills")
     runs_agent: bool = False
+    network: Network = "none"  # re-enacted commands are offline, like the cassette they come from
+    sandbox_readable: tuple[str, ...] = ()
     passthrough_env: tuple[str, ...] = ()
     home_env: dict[str, str] = {}
     stream_format: str | None = None  # each cassette names its own
@@ -299,7 +302,7 @@ async def _reenact(
             command = relocate(call.command, request.workspace)
             log.write(f"$ {command}\n".encode())
             try:
-                result = await run_process(
+                result = await request.sandbox.run(
                     ["bash", "-c", command],
                     cwd=Path(request.workspace),
                     env=request.env,

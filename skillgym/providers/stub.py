@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Final
 
 from ..plugins import provider
+from ..sandboxes.base import Network
 from ..trace import Trace
 from ..workspaces.paths import UnsafePathError, check_segment
 from .base import Detection, ProviderRequest, ProviderResult, ProviderSettings
@@ -24,6 +25,8 @@ class StubProvider:
     name = "stub"
     skill_dirs: tuple[str, ...] = (".claude/skills", ".agents/skills")
     runs_agent: bool = False
+    network: Network = "none"
+    sandbox_readable: tuple[str, ...] = ()
     passthrough_env: tuple[str, ...] = ()
     home_env: dict[str, str] = {}
     stream_format: str | None = None

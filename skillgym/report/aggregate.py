@@ -230,6 +230,8 @@ class Report(Data, frozen=True, kw_only=True):
     providers: tuple[str, ...]
     trials: int
     skill_hash: str
+    sandbox: str | None = None  # the run's --sandbox (None: a run from before sandboxes)
+    network: str | None = None  # the run's --network (None: each provider's own)
     counts: Counts
     interrupted: bool
     errors_by_class: dict[str, int]
@@ -585,6 +587,8 @@ def build_report(start: RunStart, results: Sequence[TrialResult], *, interrupted
         providers=start.providers,
         trials=start.trials,
         skill_hash=start.skill_hash,
+        sandbox=start.settings.get("sandbox"),
+        network=start.settings.get("network"),
         counts=Counts(
             total=len(ordered),
             passed=sum(r.status == "passed" for r in ordered),

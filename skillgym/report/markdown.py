@@ -152,7 +152,19 @@ def _summary(report: Report) -> list[str]:
             for r in report.snapshots.regressions
         )
         out.append(f"- **Token regressions** against the snapshots: {regressed}.")
-    return [*out, f"- Skill content hash `{report.skill_hash[:12]}`.", ""]
+    return [*out, *_sandbox_line(report), f"- Skill content hash `{report.skill_hash[:12]}`.", ""]
+
+
+def _sandbox_line(report: Report) -> list[str]:
+    if report.sandbox is None:
+        return []
+    if report.sandbox == "none":
+        return [
+            "- **Sandbox: none**: trials were not sandboxed; agents could write anywhere the user can and "
+            "read their home."
+        ]
+    network = report.network or "per provider (host for agent CLIs, none for stand-ins)"
+    return [f"- Sandbox: {report.sandbox}, network {network}."]
 
 
 def _errors_by_class(errors: dict[str, int]) -> str:

@@ -10,7 +10,8 @@ Layers, each overriding the ones before it (``ENV_ORDER`` states the same for th
 5. the case's env;
 6. harness variables, which always win: HOME, XDG_CONFIG_HOME, XDG_DATA_HOME, XDG_CACHE_HOME,
    XDG_STATE_HOME and the provider's own home variables (``Provider.home_env``: CLAUDE_CONFIG_DIR for
-   claude, CODEX_HOME for codex), all under the trial's private home, then TMUX_TMPDIR,
+   claude, CODEX_HOME for codex), all under the trial's private home, then TMPDIR (the trial's own temp
+   folder, which is also its /tmp in a sandbox), TMUX_TMPDIR,
    SKILLGYM_WORKSPACE, SKILLGYM_OUTPUT_DIR, SKILLGYM_FIXTURES, SKILLGYM_FIXTURE_LOG_DIR and
    SKILLGYM_TRIAL_ID.
 """
@@ -36,7 +37,8 @@ ENV_ORDER: Final = (
     "the condition's env",
     "the case's env",
     "harness variables, which always win: HOME, XDG_*_HOME and the provider's own home variables "
-    "(CLAUDE_CONFIG_DIR, CODEX_HOME, ...; under the trial's private home), TMUX_TMPDIR, SKILLGYM_WORKSPACE, "
+    "(CLAUDE_CONFIG_DIR, CODEX_HOME, ...; under the trial's private home), TMPDIR (the trial's temp folder), "
+    "TMUX_TMPDIR, SKILLGYM_WORKSPACE, "
     "SKILLGYM_OUTPUT_DIR, SKILLGYM_FIXTURES, SKILLGYM_FIXTURE_LOG_DIR, SKILLGYM_TRIAL_ID",
 )
 ENV_ORDER_TEXT: Final = "\n".join(f"{n}. {layer}" for n, layer in enumerate(ENV_ORDER, start=1))
@@ -52,6 +54,7 @@ HOME_DIRS: Final = {
 HARNESS_KEYS: Final = (
     "HOME",
     *HOME_DIRS,
+    "TMPDIR",
     "TMUX_TMPDIR",
     "SKILLGYM_WORKSPACE",
     "SKILLGYM_OUTPUT_DIR",
@@ -78,6 +81,7 @@ def harness_env(
     return {
         "HOME": home,
         **{key: os.path.join(home, sub) if sub else home for key, sub in home_dirs(home_env).items()},
+        "TMPDIR": layout.tmp,
         "TMUX_TMPDIR": layout.tmux_tmpdir,
         "SKILLGYM_WORKSPACE": layout.workspace,
         # Evidence files are searched for in the workspace, so that is where the agent is told to write.

@@ -1,4 +1,4 @@
-"""Where one trial's files live: workspace, hermetic home, tmux socket dir, fixture logs, streams."""
+"""Where one trial's files live: workspace, private home, temp and tmux dirs, fixture logs, streams."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ class TrialLayout(Data, frozen=True, kw_only=True):
     home: str
     tmux_tmpdir: str
     fixture_log_dir: str
+    tmp: str  # the trial's TMPDIR, and its /tmp in a sandbox
     stdout: str
     stderr: str
 
@@ -50,6 +51,7 @@ def layout_for(trial_dir: str | Path) -> TrialLayout:
         home=os.path.join(root, "home"),
         tmux_tmpdir=_tmux_tmpdir(root),
         fixture_log_dir=os.path.join(root, "fixture-logs"),
+        tmp=os.path.join(root, "tmp"),
         stdout=os.path.join(root, "stdout.txt"),
         stderr=os.path.join(root, "stderr.txt"),
     )

@@ -13,7 +13,8 @@ import anyio.to_thread
 
 from ..errors import SkillgymError
 from ..model import Case, Command, Condition, Data, ExecutionCase, Suite, WorkspacePreset
-from ..process import ProcessResult, ProcessStartError, run_process
+from ..process import ProcessResult, ProcessStartError
+from ..sandboxes.base import UNSANDBOXED, TrialSandbox
 from .env import home_dirs, with_command_env
 from .layout import TrialLayout
 from .paths import UnsafePathError, check_segment, check_tree_links, resolve_inside
@@ -68,6 +69,7 @@ async def materialize(
     skill_dirs: Sequence[str],
     home_env: Mapping[str, str] = {},
     first: Callable[[], None] | None = None,
+    sandbox: TrialSandbox = UNSANDBOXED,
 ) -> Materialized:
     """Build the trial's workspace and hermetic home from scratch, then run its commands.
 
@@ -79,7 +81,8 @@ async def materialize(
     every one of ``skill_dirs`` (relative to the workspace; a folder is copied whole, a single file
     becomes ``SKILL.md``); read the condition's injected text; run the preset's bootstrap commands and
     then the case's setup commands, as argv lists with ``env`` (a command's own env cannot override the
-    harness variables), each with its own timeout, output appended to ``<trial_dir>/bootstrap.log``.
+    harness variables), each with its own timeout, output appended to ``<trial_dir>/bootstrap.log``,
+    inside ``sandbox``.
 
     Raises ``EnvironmentSetupError`` for anything that stops this one trial from starting.
     """
@@ -108,7 +111,9 @@ async def materialize(
     for number, (owner, command) in enumerate(commands, start=1):
         label = f"{owner} command {command.id or number}"
         cwd = _cwd_in(workspace, command.cwd, what=f"{label} cwd") if command.cwd else default_cwd
-        await _run_command(label, command, cwd=cwd or workspace, env=env, home_env=home_env, log=log)
+        await _run_command(
+            label, command, cwd=cwd or workspace, env=env, home_env=home_env, log=log, sandbox=sandbox
+        )
     if preset is not None and default_cwd is not None and not default_cwd.is_dir():
         raise EnvironmentSetupError(
             f"workspace preset {preset.id!r} cwd {default_cwd} does not exist after the template copy and "
@@ -154,7 +159,7 @@ def _prepare(
     home = Path(layout.home)
     try:
         # A retried trial (--resume) must not see files the interrupted attempt left behind.
-        for stale in (layout.workspace, layout.home, layout.tmux_tmpdir, layout.fixture_log_dir):
+        for stale in (layout.workspace, layout.home, layout.tmux_tmpdir, layout.fixture_log_dir, layout.tmp):
             remove_tree(Path(stale))
         Path(layout.bootstrap_log).unlink(missing_ok=True)
         for folder in (
@@ -164,6 +169,7 @@ def _prepare(
             Path(layout.fixture_log_dir),
         ):
             folder.mkdir(parents=True, exist_ok=True)
+        Path(layout.tmp).mkdir(mode=0o700, exist_ok=True)
         # tmux refuses a socket dir other users can enter.
         Path(layout.tmux_tmpdir).mkdir(mode=0o700, parents=True, exist_ok=True)
     except OSError as exc:
@@ -266,11 +272,12 @@ async def _run_command(
     env: Mapping[str, str],
     home_env: Mapping[str, str],
     log: Path,
+    sandbox: TrialSandbox,
 ) -> None:
     argv = command.argv
     shown = shlex.join(argv)
     try:
-        result = await run_process(
+        result = await sandbox.run(
             argv,
             cwd=cwd,
             env=with_command_env(env, command.env, home_env=home_env),

@@ -27,10 +27,10 @@ SUITE = {
 
 # Marks itself running, counts who else is, and logs when it started and ended (monotonic, one clock for all).
 AGENT = """
-import json, os, sys, time
+import json, os, sys, time, uuid
 sys.stdin.read()
 log, running = sys.argv[1], sys.argv[2]
-mine = os.path.join(running, str(os.getpid()))
+mine = os.path.join(running, uuid.uuid4().hex)  # not its PID: each sandbox numbers its own from 1
 open(mine, "w").close()
 started = time.monotonic()
 together = len(os.listdir(running))
@@ -49,9 +49,10 @@ def _events(root: Path) -> list[dict[str, object]]:
 
 def test_concurrency_bounds_the_agents_and_the_next_trials_are_set_up_while_they_run(tmp_path: Path) -> None:
     root = write_suite(tmp_path / "evals", SUITE)
-    script, log, running = tmp_path / "agent.py", tmp_path / "agents.jsonl", tmp_path / "running"
+    state = tmp_path / "state"  # what the agents share, the one folder their sandboxes let them write
+    script, log, running = tmp_path / "agent.py", state / "agents.jsonl", state / "running"
     script.write_text(AGENT)
-    running.mkdir()
+    running.mkdir(parents=True)
     proc = run_agent(root, f"{sys.executable} {script} {log} {running}", "--concurrency", "2")
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
@@ -77,9 +78,10 @@ def test_concurrency_bounds_the_agents_and_the_next_trials_are_set_up_while_they
 
 def test_concurrency_1_runs_trials_strictly_one_after_another(tmp_path: Path) -> None:
     root = write_suite(tmp_path / "evals", SUITE)
-    script, log, running = tmp_path / "agent.py", tmp_path / "agents.jsonl", tmp_path / "running"
+    state = tmp_path / "state"  # what the agents share, the one folder their sandboxes let them write
+    script, log, running = tmp_path / "agent.py", state / "agents.jsonl", state / "running"
     script.write_text(AGENT.replace("time.sleep(0.4)", "time.sleep(0.05)"))
-    running.mkdir()
+    running.mkdir(parents=True)
     proc = run_agent(root, f"{sys.executable} {script} {log} {running}", "--concurrency", "1")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     kinds = [e["type"] for e in _events(root) if e["type"] in ("trial.start", "trial.finish")]

@@ -52,7 +52,9 @@ print(json.dumps({"type": "result", "text": answer}))
 def _agent(tmp_path: Path) -> tuple[str, Path]:
     script = tmp_path / "agent.py"
     script.write_text(AGENT)
-    counter = tmp_path / "calls.txt"
+    state = tmp_path / "state"
+    state.mkdir(exist_ok=True)
+    counter = state / "calls.txt"
     return f"{sys.executable} {script} {counter}", counter
 
 

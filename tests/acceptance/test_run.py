@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import signal
+import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 
@@ -224,11 +226,13 @@ def test_replay_dogfood_grades_the_bundle_on_disk(suite_dir: SuiteDir) -> None:
     assert report["completeness"], "dogfood completeness summary is empty"
 
 
+# Its command line and its child's carry a marker (argv[1]), so the host can look for them by name: in a
+# sandbox, the PIDs the agent sees are its PID namespace's own.
 HANG_AGENT = """
-import os, subprocess, sys, time
+import subprocess, sys, time
 sys.stdin.read()
-child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
-open("agent.pids", "w").write(f"{os.getpid()} {child.pid}")  # cwd: the trial workspace
+subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)", sys.argv[1]])
+open("agent.started", "w").close()  # cwd: the trial workspace
 print('{"type": "message", "role": "assistant", "text": "thinking"}', flush=True)
 time.sleep(300)
 """
@@ -259,12 +263,16 @@ AGENT_SUITE = {
 }
 
 
-def _alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"  # a zombie is dead, only not yet reaped
+def _running(marker: str) -> list[str]:
+    """The host's live processes whose command line holds ``marker`` (zombies are dead, only unreaped)."""
+    found = subprocess.run(
+        ["pgrep", "-f", "-r", "R,S,D,T", marker], capture_output=True, text=True, check=False
+    )
+    return found.stdout.split()
+
+
+def _marker() -> str:
+    return f"skillgym-test-{uuid.uuid4().hex}"
 
 
 def test_crashing_agent_is_a_provider_error_and_the_run_goes_on(suite_dir: SuiteDir, tmp_path: Path) -> None:
@@ -287,19 +295,17 @@ def test_hanging_agent_is_killed_with_its_whole_process_group(suite_dir: SuiteDi
     root = suite_dir(AGENT_SUITE)
     agent = tmp_path / "agent.py"
     agent.write_text(HANG_AGENT)
+    marker = _marker()
     started = time.monotonic()
-    proc = run_agent(root, f"{sys.executable} {agent}", "--case", "calm")
+    proc = run_agent(root, f"{sys.executable} {agent} {marker}", "--case", "calm")
     assert time.monotonic() - started < 60  # safety net only: the budget is 3 s
     assert proc.returncode == 1, proc.stderr
     run_dir = _run_dir(root)
     result = json.loads((run_dir / "trials/prompt/calm/none/command/trial-1/result.json").read_text())
     assert result["status"] == "errored"
     assert result["error_class"] == "timeout"
-    agent_pid, child_pid = (
-        int(x) for x in (run_dir / result["paths"]["workspace"] / "agent.pids").read_text().split()
-    )
-    assert not _alive(agent_pid)
-    assert not _alive(child_pid)
+    assert (run_dir / result["paths"]["workspace"] / "agent.started").exists()
+    assert _running(marker) == []
 
 
 def test_unavailable_provider_is_one_configuration_error_before_any_trial(suite_dir: SuiteDir) -> None:
@@ -318,13 +324,14 @@ def test_ctrl_c_stops_cleanly_with_130_and_keeps_finished_trials(suite_dir: Suit
     agent.write_text(
         "import subprocess, sys, time\nprompt = sys.stdin.read()\n"
         "if 'crash' in prompt:\n"
-        "    daemon = subprocess.Popen(['sleep', '300'], start_new_session=True)\n"
-        "    open('daemon.pid', 'w').write(str(daemon.pid))\n"
+        "    subprocess.Popen(['sleep', '300', sys.argv[1]], start_new_session=True)\n"
+        "    open('daemon.pid', 'w').write('started')\n"
         "    time.sleep(300)\n"
         'print(\'{"type": "result", "text": "I would wait"}\', flush=True)\n'
     )
     runs = root.parent / "runs"
-    args = agent_run(root, f"{sys.executable} {agent}")
+    marker = _marker()
+    args = agent_run(root, f"{sys.executable} {agent} {marker}")
     with running_cli(*args, "--concurrency", "1", cwd=root.parent) as child:
         calm_result = wait_for(
             lambda: (
@@ -346,8 +353,8 @@ def test_ctrl_c_stops_cleanly_with_130_and_keeps_finished_trials(suite_dir: Suit
     # The interrupted trial has no result, but it was cleaned up: its daemon is dead, its workspace kept.
     crashy = run_dir / "trials" / "prompt" / "crashy" / "none" / "command" / "trial-1"
     assert not (crashy / "result.json").exists()
-    daemon = int((crashy / "workspace" / "daemon.pid").read_text())
-    assert not _alive(daemon)
+    assert (crashy / "workspace" / "daemon.pid").exists()
+    assert _running(marker) == []
     assert not Path(layout_for(crashy).tmux_tmpdir).exists()
     events = _events(run_dir)
     assert events[-1]["type"] == "run.finish"

@@ -102,7 +102,7 @@ def test_the_provider_declares_its_skill_dir_home_and_credentials() -> None:
     assert provider.stream_format == "gemini-stream-json"
     assert set(provider.passthrough_env) == {"GEMINI_API_KEY", "GOOGLE_GEMINI_BASE_URL"}
     assert provider.credentials == ("GEMINI_API_KEY",)
-    assert dict(provider.home_env) == {"GEMINI_CLI_HOME": "", "TMPDIR": ".tmp"}
+    assert dict(provider.home_env) == {"GEMINI_CLI_HOME": ""}
 
 
 def test_make_provider_builds_it_with_the_executable_from_the_env(

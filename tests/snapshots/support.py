@@ -51,7 +51,10 @@ class Project:
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self.plan = root / "tokens.json"
+        # The one folder outside their trials that the sandboxed agents may write.
+        self.state = root / "state"
+        self.state.mkdir(parents=True, exist_ok=True)
+        self.plan = self.state / "tokens.json"
         self.agent = root / "agent.py"
         self.agent.write_text(textwrap.dedent(AGENT.format(plan=str(self.plan))))
         self.tokens()
@@ -68,7 +71,16 @@ class Project:
 
     def run(self, *args: str) -> subprocess.CompletedProcess[str]:
         agent = f"{sys.executable} {self.agent}"
-        return self.cli("run", "--provider", "command", "--agent-command", agent, *args)
+        return self.cli(
+            "run",
+            "--provider",
+            "command",
+            "--agent-command",
+            agent,
+            "--sandbox-writable",
+            str(self.state),
+            *args,
+        )
 
     def runs(self, output: str = "runs") -> list[Path]:
         folder = self.root / output

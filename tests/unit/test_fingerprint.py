@@ -9,9 +9,10 @@ import msgspec
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skillgym.fingerprint import EXCLUDED_FIELDS, canonical_bytes, fingerprint, short
+from skillgym.fingerprint import EXCLUDED_FIELDS, HASHED_WHEN_SET, canonical_bytes, fingerprint, short
 from skillgym.model import (
     Budget,
+    CaseSandbox,
     Command,
     CommandCheck,
     CustomVerifier,
@@ -147,7 +148,7 @@ def _reference_bytes(case: object) -> bytes:
             return {
                 k: strip(v, user_data=k in {"env", "config"})
                 for k, v in data.items()
-                if k not in EXCLUDED_FIELDS
+                if k not in EXCLUDED_FIELDS and not (k in HASHED_WHEN_SET and v is None)
             }
         if isinstance(data, (list, tuple)):
             return [strip(item) for item in data]
@@ -211,3 +212,12 @@ def test_a_case_not_shaped_like_the_model_still_gets_its_fingerprint() -> None:
 
     assert canonical_bytes(case("hello")) == _reference_bytes(case("hello"))
     assert fingerprint(case("hello")) != fingerprint(case("hullo"))
+
+
+def test_a_case_sandbox_is_hashed_only_when_the_case_declares_one() -> None:
+    plain = ExecutionCase(id="x", category="c", task="t", budget=Budget(timeout_s=1))
+    assert b"sandbox" not in canonical_bytes(plain)  # every fingerprint stored before it stays valid
+    online = msgspec.structs.replace(plain, sandbox=CaseSandbox(network="host"))
+    offline = msgspec.structs.replace(plain, sandbox=CaseSandbox(network="none"))
+    assert len({fingerprint(plain), fingerprint(online), fingerprint(offline)}) == 3
+    assert canonical_bytes(online) == _reference_bytes(online)

@@ -92,6 +92,8 @@ class EchoAgent:
     passthrough_env = ()
     home_env = {}
     stream_format = None
+    network = "none"
+    sandbox_readable = ()
 
     @classmethod
     def from_settings(cls, settings):

@@ -171,6 +171,8 @@ class RemovesTheRunDir:
     skill_dirs: tuple[str, ...] = ()
     runs_agent = False
     passthrough_env: tuple[str, ...] = ()
+    network = "none"
+    sandbox_readable: tuple[str, ...] = ()
     home_env: dict[str, str] = {}
     stream_format = None
 

@@ -30,15 +30,14 @@ with prompt_case("slow") as c:
 def test_an_interrupted_run_gives_back_the_callers_signal_handlers(tmp_path: Path) -> None:
     (tmp_path / "evals").mkdir()
     (tmp_path / "evals" / "cases.py").write_text(CASES)
-    started = tmp_path / "started"
     agent = tmp_path / "agent.py"
     agent.write_text(
         textwrap.dedent(
-            f"""
+            """
             import signal, sys, time
             signal.signal(signal.SIGTERM, signal.SIG_IGN)  # stopping it takes the whole grace period
             sys.stdin.read()
-            open({str(started)!r}, "w").close()
+            open("started", "w").close()  # in its workspace: the sandbox lets it write nowhere else
             time.sleep(30)
             """
         )
@@ -51,7 +50,7 @@ def test_an_interrupted_run_gives_back_the_callers_signal_handlers(tmp_path: Pat
         async with anyio.create_task_group() as tg:
 
             async def interrupt() -> None:
-                while not started.exists():
+                while not any((tmp_path / "runs").glob("*/trials/**/workspace/started")):
                     await anyio.sleep(0.02)
                 for _ in range(2):  # the second comes while the first is still stopping the agent
                     os.kill(os.getpid(), signal.SIGINT)

@@ -97,6 +97,8 @@ class Sleepy:
     skill_dirs: tuple[str, ...] = ()
     runs_agent = False
     passthrough_env: tuple[str, ...] = ()
+    network = "none"
+    sandbox_readable: tuple[str, ...] = ()
     home_env: dict[str, str] = {}
     stream_format = None
 
