@@ -15,8 +15,10 @@ Item types: ``command_execution`` (command, aggregated_output, exit_code, status
 ``error`` — an error *item* is a warning the run survives (an unknown model's missing metadata, say); the
 top-level ``error`` event and ``turn.failed`` end the run.
 
-Codex counts cached input inside ``input_tokens``; the trace stores ``input`` without it and the cached
-part as ``cache_read``, so input + output + cache read + cache write is the true total.
+Codex's ``input_tokens`` is the whole prompt, as the Responses API counts it: cache reads
+(``cached_input_tokens``) and cache writes (``cache_write_input_tokens``) are parts of it. The trace
+stores ``input`` as the fresh part alone, so each token is counted once and input + cache read + cache
+write + output is the total (``output_tokens`` holds ``reasoning_output_tokens``).
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ class CodexRun(msgspec.Struct, frozen=True, kw_only=True):
     errors: tuple[str, ...] = ()  # fatal: turn.failed and top-level error events, in order
     warnings: tuple[str, ...] = ()  # error items the run went on after
     tools_started: int = 0
+    tools_finished: int = 0
 
 
 class _Item(msgspec.Struct, frozen=True, kw_only=True):
@@ -106,6 +109,7 @@ class CodexStreamParser:
         self._failed = 0
         self._errors: list[str] = []
         self._warnings: list[str] = []
+        self._finished = 0
 
     def feed(self, raw: bytes) -> None:
         """Take one line (without its newline); raises ``StreamParseError`` for a line that is not JSON."""
@@ -132,6 +136,11 @@ class CodexStreamParser:
         """Tool items (commands, file changes, MCP calls, web searches) seen so far."""
         return len(self._calls)
 
+    @property
+    def tools_finished(self) -> int:
+        """Tool items seen completing (their ``item.completed`` line)."""
+        return self._finished
+
     def trace(self) -> Trace:
         """The trace of everything fed so far."""
         usage = self._usage
@@ -155,6 +164,7 @@ class CodexStreamParser:
             errors=tuple(self._errors),
             warnings=tuple(self._warnings),
             tools_started=self.tools_started,
+            tools_finished=self._finished,
         )
 
     def _item(self, item: _Item, *, done: bool) -> None:
@@ -169,6 +179,7 @@ class CodexStreamParser:
             else:
                 self._calls[slot] = call
             if done:
+                self._finished += 1
                 self._slots.pop(item.id or "", None)
                 if call.command is not None and call.exit_code == 0:
                     self._skills += [
@@ -234,11 +245,12 @@ def _tool_call(item: _Item) -> ToolCall:
 def _usage(counts: dict[str, int]) -> TokenUsage:
     given = counts.get("input_tokens")
     cached = counts.get("cached_input_tokens")
+    written = counts.get("cache_write_input_tokens")
     return TokenUsage(
-        input=given - (cached or 0) if given is not None else None,
+        input=given - (cached or 0) - (written or 0) if given is not None else None,
         output=counts.get("output_tokens"),
         cache_read=cached,
-        cache_write=counts.get("cache_write_input_tokens"),
+        cache_write=written,
         reasoning=counts.get("reasoning_output_tokens"),
     )
 

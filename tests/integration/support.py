@@ -11,10 +11,20 @@ from typing import Any
 
 from tests.conftest import REPO, write_suite
 
+from .model_server import Usage
+
 # Fake credentials: real enough for the CLIs to send, checked to never land in any file a run writes.
 ANTHROPIC_KEY = "sk-ant-scripted-0123456789abcdef"
 OPENAI_KEY = "sk-openai-scripted-0123456789abcdef"
 GEMINI_KEY = "AIza-gemini-scripted-0123456789abcdef"
+# One scripted conversation's token counts, given to every CLI in its API's own shape: each must be
+# recorded as the same figures, every token counted once (total = input + cache read + cache write +
+# output; reasoning is part of output, and only some APIs report it apart).
+SCRIPTED_USAGE = (
+    Usage(input=1200, output=85, cache_read=300, cache_write=40, reasoning=20),
+    Usage(input=1400, output=15, cache_read=1500, cache_write=2, reasoning=5),
+)
+RECORDED_USAGE = {"input": 2600, "output": 100, "cache_read": 1800, "cache_write": 42, "total": 4542}
 # Whatever the developer or CI has set for their own agents must not reach these runs.
 _FOREIGN = ("ANTHROPIC_", "OPENAI_", "CLAUDE_", "CODEX_", "GEMINI_", "GOOGLE_", "SKILLGYM_")
 

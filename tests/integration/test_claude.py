@@ -7,8 +7,17 @@ from pathlib import Path
 
 import pytest
 
-from .model_server import Fail, ModelServer, Say, Shell, Usage, UseTool
-from .support import ANTHROPIC_KEY, agent_env, leaked, only_trial, run, write_integration_suite
+from .model_server import Fail, ModelServer, Say, Shell, UseTool
+from .support import (
+    ANTHROPIC_KEY,
+    RECORDED_USAGE,
+    SCRIPTED_USAGE,
+    agent_env,
+    leaked,
+    only_trial,
+    run,
+    write_integration_suite,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -108,28 +117,15 @@ def test_an_http_error_is_a_provider_error_not_a_failed_task(
     assert len(model_server.requests) == 3
 
 
-def test_token_usage_is_exactly_what_the_cli_reports_in_its_result_line(
+def test_token_usage_counts_each_token_once_as_for_every_provider(
     tmp_path: Path, env: dict[str, str], model_server: ModelServer
 ) -> None:
-    model_server.script(
-        [
-            Shell(
-                command="echo hello > out.txt",
-                usage=Usage(input=1200, output=85, cache_read=300, cache_write=40),
-            ),
-            Say(text="Done", usage=Usage(input=1400, output=15, cache_read=1500, cache_write=2)),
-        ]
-    )
+    first, second = SCRIPTED_USAGE
+    model_server.script([Shell(command="echo hello > out.txt", usage=first), Say(text="Done", usage=second)])
     result, _trace, trial_dir = only_trial(_run(tmp_path, env, "make-file"))
     assert result["status"] == "passed", result
-    expected = {
-        "input": 2600,
-        "output": 100,
-        "cache_read": 1800,
-        "cache_write": 42,
-        "reasoning": 0,
-        "total": 4542,
-    }
+    # Exactly the CLI's result line; the Messages API reports no thinking count apart here.
+    expected = {**RECORDED_USAGE, "reasoning": 0}
     assert result["usage"] == expected
     written = json.loads((trial_dir / "token-usage.json").read_text())
     assert {key: written[key] for key in expected} == expected

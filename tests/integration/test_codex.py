@@ -8,8 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from .model_server import Fail, ModelServer, Say, Shell, Usage
-from .support import OPENAI_KEY, agent_env, leaked, only_trial, run, write_integration_suite
+from .model_server import Fail, ModelServer, Say, Shell
+from .support import (
+    OPENAI_KEY,
+    RECORDED_USAGE,
+    SCRIPTED_USAGE,
+    agent_env,
+    leaked,
+    only_trial,
+    run,
+    write_integration_suite,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -130,28 +139,15 @@ def test_an_unknown_model_is_named_as_such(
     assert result["error_message"].startswith(f"unknown model '{MODEL}'")
 
 
-def test_token_usage_sums_the_turns_with_cached_input_split_out(
+def test_token_usage_counts_each_token_once_as_for_every_provider(
     tmp_path: Path, env: dict[str, str], model_server: ModelServer
 ) -> None:
-    model_server.script(
-        [
-            Shell(
-                command="echo hello > out.txt",
-                usage=Usage(input=1200, output=85, cache_read=300, reasoning=20),
-            ),
-            Say(text="Done", usage=Usage(input=1400, output=15, cache_read=1500, reasoning=5)),
-        ]
-    )
+    first, second = SCRIPTED_USAGE
+    model_server.script([Shell(command="echo hello > out.txt", usage=first), Say(text="Done", usage=second)])
     result, _, trial_dir = only_trial(_run(tmp_path, env, "make-file"))
     assert result["status"] == "passed", result
-    expected = {
-        "input": 2600,
-        "output": 100,
-        "cache_read": 1800,
-        "cache_write": 0,
-        "reasoning": 25,
-        "total": 4500,
-    }
+    # The Responses API counts cache reads and writes inside input_tokens; both come out of input here.
+    expected = {**RECORDED_USAGE, "reasoning": 25}
     assert result["usage"] == expected
     written = json.loads((trial_dir / "token-usage.json").read_text())
     assert {key: written[key] for key in expected} == expected
