@@ -12,8 +12,9 @@ Lines, each one JSON object told apart by ``type``::
 
 Item types: ``command_execution`` (command, aggregated_output, exit_code, status), ``agent_message``
 (text), ``reasoning`` (text), ``file_change``, ``mcp_tool_call``, ``web_search``, ``todo_list`` and
-``error`` — an error *item* is a warning the run survives (an unknown model's missing metadata, say); the
-top-level ``error`` event and ``turn.failed`` end the run.
+``error`` — an error *item* is a warning the run survives (an unknown model's missing metadata, say), and
+so is a top-level ``error`` event that announces a retry (``Reconnecting... 1/2 (...)``); any other
+``error`` event and ``turn.failed`` end the run.
 
 Codex's ``input_tokens`` is the whole prompt, as the Responses API counts it: cache reads
 (``cached_input_tokens``) and cache writes (``cache_write_input_tokens``) are parts of it. The trace
@@ -23,6 +24,7 @@ write + output is the total (``output_tokens`` holds ``reasoning_output_tokens``
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any, Final
 
@@ -41,6 +43,8 @@ from .claude_stream import (
 CODEX_FORMAT: Final = "codex-json"
 # Items that are the agent acting on the world: what a turn budget counts.
 TOOL_ITEMS: Final = frozenset({"command_execution", "file_change", "mcp_tool_call", "web_search"})
+# How codex announces that it retries the model request; the run may still succeed after one.
+_RETRY: Final = re.compile(r"Reconnecting\.\.\.")
 _USAGE_KEYS: Final = (
     "input_tokens",
     "cached_input_tokens",
@@ -57,7 +61,8 @@ class CodexRun(msgspec.Struct, frozen=True, kw_only=True):
     turns_completed: int = 0
     turns_failed: int = 0
     errors: tuple[str, ...] = ()  # fatal: turn.failed and top-level error events, in order
-    warnings: tuple[str, ...] = ()  # error items the run went on after
+    warnings: tuple[str, ...] = ()  # error items and retries the run went on after
+    retries: int = 0  # the model request retried by codex itself (its "Reconnecting..." events)
     tools_started: int = 0
     tools_finished: int = 0
 
@@ -110,6 +115,7 @@ class CodexStreamParser:
         self._errors: list[str] = []
         self._warnings: list[str] = []
         self._finished = 0
+        self._retries = 0
 
     def feed(self, raw: bytes) -> None:
         """Take one line (without its newline); raises ``StreamParseError`` for a line that is not JSON."""
@@ -129,7 +135,7 @@ class CodexStreamParser:
             self._failed += 1
             self._fatal(_message(event.error) or "turn failed")
         elif kind == "error":
-            self._fatal(_message(event.message) or _message(event.error) or "error")
+            self._error(_message(event.message) or _message(event.error) or "error")
 
     @property
     def tools_started(self) -> int:
@@ -165,6 +171,7 @@ class CodexStreamParser:
             warnings=tuple(self._warnings),
             tools_started=self.tools_started,
             tools_finished=self._finished,
+            retries=self._retries,
         )
 
     def _item(self, item: _Item, *, done: bool) -> None:
@@ -192,6 +199,13 @@ class CodexStreamParser:
         elif item.type == "error":
             self._warnings.append(_message(item.message) or "error item")
         # reasoning and todo_list items are the agent's working notes, not its answer: not in the trace.
+
+    def _error(self, message: str) -> None:
+        if _RETRY.match(message):
+            self._retries += 1
+            self._warnings.append(message)
+        else:
+            self._fatal(message)
 
     def _fatal(self, message: str) -> None:
         # Codex prints one failure as an error event and then again as turn.failed: keep it once.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -132,3 +133,11 @@ def leaked(secret: str, *roots: Path) -> list[Path]:
     """Files under ``roots`` whose bytes contain ``secret``."""
     needle = secret.encode()
     return [p for p in files_under(*roots) if needle in p.read_bytes()]
+
+
+def dead_endpoint() -> str:
+    """``http://127.0.0.1:PORT``, a port nothing listens on: a connection to it is refused at once."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    return f"http://127.0.0.1:{port}"
