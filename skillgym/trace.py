@@ -12,7 +12,12 @@ Confidence: TypeAlias = Literal["high", "medium", "low"]
 
 
 class TokenUsage(Data, frozen=True, kw_only=True):
-    """Token counts as the CLI reported them; a count it did not report stays None, never guessed."""
+    """Token counts as the CLI reported them; a count it did not report stays None, never guessed.
+
+    Each token is counted once, the same way for every provider: ``input`` is the fresh input alone
+    (neither read from nor written to the prompt cache), ``cache_read`` and ``cache_write`` are the cached
+    parts, ``output`` includes ``reasoning``, and ``total`` = input + cache read + cache write + output.
+    """
 
     input: int | None = None
     output: int | None = None
@@ -25,8 +30,8 @@ class TokenUsage(Data, frozen=True, kw_only=True):
 def with_total(usage: TokenUsage) -> TokenUsage:
     """``usage`` with ``total`` computed from its parts when the CLI printed none.
 
-    The total is input + output + cache read + cache write (reasoning is part of output for both CLIs);
-    it stays None when neither input nor output is known.
+    The total is input + cache read + cache write + output (reasoning is part of output); it stays None
+    when neither input nor output is known.
     """
     if usage.total is not None or (usage.input is None and usage.output is None):
         return usage

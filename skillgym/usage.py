@@ -34,7 +34,7 @@ class TokenRow(Data, frozen=True, kw_only=True):
     """One case under one condition, provider and model: per-trial median and spread of each count.
 
     ``cached`` is cache read plus cache write, so input + output + cached = total (reasoning is part of
-    output for both agent CLIs).
+    output for every provider).
     """
 
     lane: Lane

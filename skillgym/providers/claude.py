@@ -18,6 +18,8 @@ from .base import ProviderRequest
 from .claude_stream import CLAUDE_FORMAT, ClaudeRun, ClaudeStreamParser
 
 CLAUDE_ENV_VAR: Final = "SKILLGYM_CLAUDE"
+CLAUDE_BASE_URL_VAR: Final = "ANTHROPIC_BASE_URL"
+DEFAULT_BASE_URL: Final = "https://api.anthropic.com"
 CLAUDE_INSTALL: Final = "npm install -g @anthropic-ai/claude-code"
 # Any one of these lets headless Claude talk to its API (the last is what `claude setup-token` prints).
 CLAUDE_CREDENTIALS: Final = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN")
@@ -45,7 +47,7 @@ class ClaudeProvider(AgentCliProvider):
     login = "a `claude login` session"
     stream_format = CLAUDE_FORMAT
     skill_dirs = (".claude/skills",)
-    passthrough_env = (*CLAUDE_CREDENTIALS, "ANTHROPIC_BASE_URL")
+    passthrough_env = (*CLAUDE_CREDENTIALS, CLAUDE_BASE_URL_VAR)
     home_env = {"CLAUDE_CONFIG_DIR": ".claude"}
 
     def argv(self, executable: str, request: ProviderRequest) -> tuple[list[str], bytes | None]:
@@ -82,6 +84,11 @@ def claude_env(env: dict[str, str]) -> dict[str, str]:
     return merged
 
 
+def claude_endpoint(request: ProviderRequest) -> str:
+    """Where this trial's claude sends its model requests."""
+    return request.env.get(CLAUDE_BASE_URL_VAR) or DEFAULT_BASE_URL
+
+
 def _classify(ran: CliRun, run: ClaudeRun, request: ProviderRequest) -> Failure | None:
     common = cli_failure(ran, request, cli="claude")
     if common is not None:
@@ -110,6 +117,8 @@ def _classify(ran: CliRun, run: ClaudeRun, request: ProviderRequest) -> Failure 
 def _error_message(run: ClaudeRun, request: ProviderRequest) -> str:
     text = (run.result_text or "; ".join(run.errors) or run.subtype or "no detail")[:400]
     status = run.api_error_status
+    endpoint = claude_endpoint(request)
+    retried = f" after {run.retries} retries" if run.retries else ""
     if run.subtype == "error_max_turns" or run.terminal_reason == "max_turns":
         return (
             f"claude reached its turn limit (--max-turns {request.max_turns}) after {run.num_turns} turns "
@@ -117,14 +126,23 @@ def _error_message(run: ClaudeRun, request: ProviderRequest) -> str:
         )
     if status in (401, 403) or run.api_error_type in ("authentication_error", "permission_error"):
         return (
-            f"claude could not authenticate (HTTP {status}): {text}; check ANTHROPIC_API_KEY, "
+            f"claude could not authenticate to {endpoint} (HTTP {status}): {text}; check ANTHROPIC_API_KEY, "
             "ANTHROPIC_AUTH_TOKEN or CLAUDE_CODE_OAUTH_TOKEN"
         )
     if status == 404 or run.api_error_type == "not_found_error":
         return (
-            f"unknown model {request.model or 'default'!r} (HTTP 404): {text}; pass one the endpoint serves"
+            f"unknown model {request.model or 'default'!r} at {endpoint} (HTTP 404): {text}; pass one the "
+            "endpoint serves"
         )
     if status is not None:
-        retried = f" after {run.retries} retries" if run.retries else ""
-        return f"claude's API request failed with HTTP {status}{retried}: {text}"
-    return f"claude reported an error ({run.subtype or 'error'}): {text}"
+        return f"claude's API request to {endpoint} failed with HTTP {status}{retried}: {text}"
+    if run.api_error == "connection_failed":
+        return (
+            f"claude could not connect to {endpoint}{retried}: {text}; check that the endpoint is up (set by "
+            f"{CLAUDE_BASE_URL_VAR})"
+        )
+    if run.api_error is not None:
+        return f"claude's API request to {endpoint} failed ({run.api_error}){retried}: {text}"
+    # A failed run can still end in subtype "success", which names nothing.
+    kind = (run.subtype if run.subtype != "success" else None) or run.terminal_reason or "is_error"
+    return f"claude reported an error ({kind}): {text}"

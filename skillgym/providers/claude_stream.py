@@ -7,7 +7,11 @@ Lines, each one JSON object told apart by ``type`` (and ``subtype``)::
     {"type": "assistant", "message": {"content": [{"type": "text"|"tool_use"|"thinking", ...}], ...}}
     {"type": "user", "message": {"content": [{"type": "tool_result", "tool_use_id": "...", ...}]}}
     {"type": "result", "subtype": "success"|"error_max_turns"|..., "is_error": false, "num_turns": 2,
-     "result": "...", "api_error_status": null, "total_cost_usd": 0.01, "usage": {...}}
+     "result": "...", "api_error_status": null, "api_error": "connection_failed", "total_cost_usd": 0.01,
+     "usage": {...}}
+
+A failed API request still ends in subtype ``success``, with ``is_error`` true and the failure in
+``api_error_status`` (the HTTP status) or ``api_error`` (``connection_failed`` when nothing answered).
 
 Token usage is taken from the final ``result`` line only: the usage on assistant lines is a snapshot taken
 when each message started (its output count is 1), not the final count. The helpers that find a SKILL.md
@@ -46,6 +50,7 @@ class ClaudeRun(msgspec.Struct, frozen=True, kw_only=True):
     result_text: str = ""
     api_error_status: int | None = None
     api_error_type: str | None = None
+    api_error: str | None = None  # what kind of API failure, when there was no HTTP answer to name it
     errors: tuple[str, ...] = ()
     terminal_reason: str | None = None
     retries: int = 0  # api_retry lines: how often the CLI retried a failed API request
@@ -92,6 +97,7 @@ class _Line(msgspec.Struct, frozen=True, kw_only=True):
     usage: _Usage | None = None
     api_error_status: int | None = None
     api_error_type: str | None = None
+    api_error: Any = None
     errors: list[Any] = []
     terminal_reason: str | None = None
     error_status: int | None = None
@@ -174,6 +180,7 @@ class ClaudeStreamParser:
             result_text=_str(result.result) or "",
             api_error_status=result.api_error_status,
             api_error_type=result.api_error_type,
+            api_error=_str(result.api_error),
             errors=tuple(str(e) for e in result.errors),
             terminal_reason=result.terminal_reason,
             retries=self._retries,

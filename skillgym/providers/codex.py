@@ -2,7 +2,13 @@
 
 Each trial's ``CODEX_HOME/config.toml`` (inside the trial's private home) is written here: a custom
 model provider on the Responses API that reads its key from ``OPENAI_API_KEY`` (so no key is ever written
-to disk), bounded retries, and every startup lookup off (update check, analytics, plugins).
+to disk), bounded retries (connection failures included), and every startup lookup off (update check,
+analytics, plugins).
+
+Codex has no turn limit of its own. skillgym counts its tool calls in the stream and stops it as soon as
+the ``max_turns``-th has finished, before the model's next step can start another: like Claude's
+``--max-turns``, which runs the tool calls of its last allowed turn and then ends, except that each tool
+call counts as a turn (calls made in parallel count one each).
 """
 
 from __future__ import annotations
@@ -39,6 +45,16 @@ DEFAULT_BASE_URL: Final = "https://api.openai.com/v1"
 PROVIDER_ID: Final = "skillgym"
 # Enough to ride out a blip, few enough that a dead endpoint fails the trial instead of its budget.
 MAX_RETRIES: Final = 2
+_STATUS = re.compile(r"\b(?:status:?|HTTP(?: error:?)?) (\d{3})\b")
+# Codex prints its own sentence in place of the status of an HTTP 500 answer.
+_HTTP_500 = re.compile(r"currently experiencing high demand", re.I)
+_CONNECT = re.compile(
+    r"connection failed|error sending request|connection refused|dns error|failed to lookup address", re.I
+)
+_UNKNOWN_MODEL = re.compile(
+    r"model[^\n]{0,80}\b(does not exist|not found|not supported|unknown|unsupported)|model_not_found", re.I
+)
+_AUTH = re.compile(r"unauthori[sz]ed|incorrect api key|invalid api key|invalid_api_key|forbidden", re.I)
 
 
 @provider
@@ -74,31 +90,25 @@ class CodexProvider(AgentCliProvider):
     def parser(self) -> CodexStreamParser:
         return CodexStreamParser()
 
+    def endpoint(self, request: ProviderRequest) -> str:
+        """Where this trial's codex sends its model requests (the provider's ``base_url``)."""
+        return self.base_url or request.env.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+
     def prepare(self, request: ProviderRequest) -> str | None:
         home = request.env.get("CODEX_HOME")
         if not home:
             return "the trial env has no CODEX_HOME; codex would read the user's own config"
-        base_url = self.base_url or request.env.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
         try:
-            write_codex_config(home, base_url=base_url)
+            write_codex_config(home, base_url=self.endpoint(request))
         except OSError as exc:
             return f"cannot write codex's config.toml into the trial home {home}: {exc}"
         return None
 
     def stop_reason(self, parser: CodexStreamParser, request: ProviderRequest) -> str | None:
-        # Codex has no turn limit of its own; stopping at the first tool call past the budget is the
-        # nearest equivalent of Claude's --max-turns.
-        limit = request.max_turns
-        if limit is None or parser.tools_started <= limit:
-            return None
-        return (
-            f"codex reached the turn limit (max_turns {limit}): it started tool call "
-            f"{parser.tools_started}, so skillgym stopped it; raise the case's max_turns budget if "
-            "the task needs more"
-        )
+        return turn_limit_reason(parser.tools_started, parser.tools_finished, request.max_turns)
 
     def classify(self, ran: CliRun, parser: CodexStreamParser, request: ProviderRequest) -> Failure | None:
-        return _classify(ran, parser.run(), request)
+        return _classify(ran, parser.run(), request, self.endpoint(request))
 
     def finish_trace(self, trace: Trace, request: ProviderRequest) -> Trace:
         # The stream never names the model; the replay of a cassette takes it from the header the same way.
@@ -128,13 +138,18 @@ def codex_config(*, base_url: str) -> dict[str, Any]:
         "sandbox_mode": "danger-full-access",
         "check_for_update_on_startup": False,
         "analytics": {"enabled": False},
-        "features": {"plugins": False},
+        # On by default, this feature retries a failed connection for ever ("Reconnecting... waiting for
+        # network"), past the retry bounds below: a dead endpoint would end only at the case budget.
+        "features": {"plugins": False, "unbounded_connection_retries": False},
         "model_providers": {
             PROVIDER_ID: {
                 "name": PROVIDER_ID,
                 "base_url": base_url,
                 "env_key": CODEX_KEY_VAR,
                 "wire_api": "responses",
+                # HTTP-level retries of one request, and retries of the whole streamed request. The
+                # stream's idle timeout (stream_idle_timeout_ms) keeps codex's default of five minutes:
+                # a reasoning model may stream nothing for minutes, and the case budget bounds a hang.
                 "request_max_retries": MAX_RETRIES,
                 "stream_max_retries": MAX_RETRIES,
             }
@@ -150,21 +165,32 @@ def write_codex_config(codex_home: str, *, base_url: str) -> str:
     return path
 
 
-_STATUS = re.compile(r"\bstatus (\d{3})\b|\bHTTP (\d{3})\b")
-_UNKNOWN_MODEL = re.compile(
-    r"model[^\n]{0,80}\b(does not exist|not found|not supported|unknown|unsupported)|model_not_found", re.I
-)
-_AUTH = re.compile(r"unauthori[sz]ed|incorrect api key|invalid api key|invalid_api_key|forbidden", re.I)
+def turn_limit_reason(started: int, finished: int, limit: int | None) -> str | None:
+    """Why codex must stop now under ``max_turns`` ``limit``, given its tool calls so far; None to go on.
+
+    It stops once the ``limit``-th tool call has finished, so the model's next step never runs another;
+    a call started past the limit (one of several made at once) stops it too.
+    """
+    if limit is None or (finished < limit and started <= limit):
+        return None
+    if started > limit:
+        done = f"it started tool call {started} of at most {limit}"
+    else:
+        done = f"its tool call {finished} finished, so skillgym stopped it before the model's next step"
+    return (
+        f"codex reached the turn limit (max_turns {limit}, counted in tool calls): {done}; raise the "
+        "case's max_turns budget if the task needs more"
+    )
 
 
-def _classify(ran: CliRun, run: CodexRun, request: ProviderRequest) -> Failure | None:
+def _classify(ran: CliRun, run: CodexRun, request: ProviderRequest, endpoint: str) -> Failure | None:
     common = cli_failure(ran, request, cli="codex")
     if common is not None:
         return common
     process = ran.process
     assert process is not None
     if run.errors:
-        return "provider-error", _error_message(run.errors[-1], request)
+        return "provider-error", error_message(run.errors[-1], request, endpoint, retries=run.retries)
     if process.exit_code != 0:
         return "provider-error", f"codex {exit_how(process)}: {stderr_tail(request)}"
     if run.turns_completed == 0:
@@ -175,14 +201,30 @@ def _classify(ran: CliRun, run: CodexRun, request: ProviderRequest) -> Failure |
     return None
 
 
-def _error_message(message: str, request: ProviderRequest) -> str:
+def error_message(message: str, request: ProviderRequest, endpoint: str, *, retries: int = 0) -> str:
+    """The trial's error message for codex's last fatal error: what failed, its HTTP status, where."""
     text = message[:400]
-    found = _STATUS.search(message)
-    status = int(found[1] or found[2]) if found else None
+    status = http_status(message)
+    named = f" (HTTP {status})" if status is not None else ""
+    after = f" after {retries} retries" if retries else ""
     if _UNKNOWN_MODEL.search(message):
-        return f"unknown model {request.model or 'default'!r}: {text}; pass one the endpoint serves"
+        model = request.model or "default"
+        return f"unknown model {model!r} at {endpoint}{named}: {text}; pass one the endpoint serves"
     if status in (401, 403) or _AUTH.search(message):
-        return f"codex could not authenticate: {text}; check {CODEX_KEY_VAR}"
+        return f"codex could not authenticate to {endpoint}{named}: {text}; check {CODEX_KEY_VAR}"
     if status is not None:
-        return f"codex's API request failed with HTTP {status}: {text}"
-    return f"codex turn failed: {text}"
+        return f"codex's API request to {endpoint} failed with HTTP {status}{after}: {text}"
+    if _CONNECT.search(message):
+        return (
+            f"codex could not connect to {endpoint}{after}: {text}; check that the endpoint is up (set by "
+            f"{CODEX_BASE_URL_VAR} or OPENAI_BASE_URL)"
+        )
+    return f"codex turn failed at {endpoint}{after}: {text}"
+
+
+def http_status(message: str) -> int | None:
+    """The HTTP status a codex error message names, or None when it names none."""
+    found = _STATUS.search(message)
+    if found:
+        return int(found[1])
+    return 500 if _HTTP_500.search(message) else None

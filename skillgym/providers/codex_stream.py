@@ -12,15 +12,19 @@ Lines, each one JSON object told apart by ``type``::
 
 Item types: ``command_execution`` (command, aggregated_output, exit_code, status), ``agent_message``
 (text), ``reasoning`` (text), ``file_change``, ``mcp_tool_call``, ``web_search``, ``todo_list`` and
-``error`` — an error *item* is a warning the run survives (an unknown model's missing metadata, say); the
-top-level ``error`` event and ``turn.failed`` end the run.
+``error`` — an error *item* is a warning the run survives (an unknown model's missing metadata, say), and
+so is a top-level ``error`` event that announces a retry (``Reconnecting... 1/2 (...)``); any other
+``error`` event and ``turn.failed`` end the run.
 
-Codex counts cached input inside ``input_tokens``; the trace stores ``input`` without it and the cached
-part as ``cache_read``, so input + output + cache read + cache write is the true total.
+Codex's ``input_tokens`` is the whole prompt, as the Responses API counts it: cache reads
+(``cached_input_tokens``) and cache writes (``cache_write_input_tokens``) are parts of it. The trace
+stores ``input`` as the fresh part alone, so each token is counted once and input + cache read + cache
+write + output is the total (``output_tokens`` holds ``reasoning_output_tokens``).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any, Final
 
@@ -39,6 +43,8 @@ from .claude_stream import (
 CODEX_FORMAT: Final = "codex-json"
 # Items that are the agent acting on the world: what a turn budget counts.
 TOOL_ITEMS: Final = frozenset({"command_execution", "file_change", "mcp_tool_call", "web_search"})
+# How codex announces that it retries the model request; the run may still succeed after one.
+_RETRY: Final = re.compile(r"Reconnecting\.\.\.")
 _USAGE_KEYS: Final = (
     "input_tokens",
     "cached_input_tokens",
@@ -55,8 +61,10 @@ class CodexRun(msgspec.Struct, frozen=True, kw_only=True):
     turns_completed: int = 0
     turns_failed: int = 0
     errors: tuple[str, ...] = ()  # fatal: turn.failed and top-level error events, in order
-    warnings: tuple[str, ...] = ()  # error items the run went on after
+    warnings: tuple[str, ...] = ()  # error items and retries the run went on after
+    retries: int = 0  # the model request retried by codex itself (its "Reconnecting..." events)
     tools_started: int = 0
+    tools_finished: int = 0
 
 
 class _Item(msgspec.Struct, frozen=True, kw_only=True):
@@ -106,6 +114,8 @@ class CodexStreamParser:
         self._failed = 0
         self._errors: list[str] = []
         self._warnings: list[str] = []
+        self._finished = 0
+        self._retries = 0
 
     def feed(self, raw: bytes) -> None:
         """Take one line (without its newline); raises ``StreamParseError`` for a line that is not JSON."""
@@ -125,12 +135,17 @@ class CodexStreamParser:
             self._failed += 1
             self._fatal(_message(event.error) or "turn failed")
         elif kind == "error":
-            self._fatal(_message(event.message) or _message(event.error) or "error")
+            self._error(_message(event.message) or _message(event.error) or "error")
 
     @property
     def tools_started(self) -> int:
         """Tool items (commands, file changes, MCP calls, web searches) seen so far."""
         return len(self._calls)
+
+    @property
+    def tools_finished(self) -> int:
+        """Tool items seen completing (their ``item.completed`` line)."""
+        return self._finished
 
     def trace(self) -> Trace:
         """The trace of everything fed so far."""
@@ -155,6 +170,8 @@ class CodexStreamParser:
             errors=tuple(self._errors),
             warnings=tuple(self._warnings),
             tools_started=self.tools_started,
+            tools_finished=self._finished,
+            retries=self._retries,
         )
 
     def _item(self, item: _Item, *, done: bool) -> None:
@@ -169,6 +186,7 @@ class CodexStreamParser:
             else:
                 self._calls[slot] = call
             if done:
+                self._finished += 1
                 self._slots.pop(item.id or "", None)
                 if call.command is not None and call.exit_code == 0:
                     self._skills += [
@@ -181,6 +199,13 @@ class CodexStreamParser:
         elif item.type == "error":
             self._warnings.append(_message(item.message) or "error item")
         # reasoning and todo_list items are the agent's working notes, not its answer: not in the trace.
+
+    def _error(self, message: str) -> None:
+        if _RETRY.match(message):
+            self._retries += 1
+            self._warnings.append(message)
+        else:
+            self._fatal(message)
 
     def _fatal(self, message: str) -> None:
         # Codex prints one failure as an error event and then again as turn.failed: keep it once.
@@ -234,11 +259,12 @@ def _tool_call(item: _Item) -> ToolCall:
 def _usage(counts: dict[str, int]) -> TokenUsage:
     given = counts.get("input_tokens")
     cached = counts.get("cached_input_tokens")
+    written = counts.get("cache_write_input_tokens")
     return TokenUsage(
-        input=given - (cached or 0) if given is not None else None,
+        input=given - (cached or 0) - (written or 0) if given is not None else None,
         output=counts.get("output_tokens"),
         cache_read=cached,
-        cache_write=counts.get("cache_write_input_tokens"),
+        cache_write=written,
         reasoning=counts.get("reasoning_output_tokens"),
     )
 

@@ -15,8 +15,10 @@ Lines, each one JSON object told apart by ``type``::
 
 Assistant text comes as deltas; a run of deltas not broken by a tool call is one message. Token usage is
 the final ``result`` line's ``stats``, summed by the CLI over every model request: ``input_tokens``
-includes the cached part (``cached``), ``input`` is the rest, and ``total_tokens`` also counts the
-model's thoughts, which the stream does not report on their own (so ``reasoning`` stays None).
+includes the cached part (``cached``), ``input`` is the rest, ``output_tokens`` is the visible output
+alone, and ``total_tokens`` also counts the model's thoughts. The trace's ``output`` holds the thoughts,
+as Claude's and Codex's do, so input + cache read + output is the total for every provider; the thoughts
+themselves (``reasoning``) are what the total holds beyond the prompt and the visible output.
 
 A shell tool result carries the exit code only as text. With ``--debug`` the CLI shows the model's own
 view of the result (``Output: ...`` then ``Exit Code: N`` when it is not 0, ``Process Group PGID: N``),
@@ -291,11 +293,16 @@ def _usage(stats: _Stats) -> TokenUsage:
     uncached = stats.input
     if uncached is None and given is not None:
         uncached = given - (stats.cached or 0)
+    visible, total = stats.output_tokens, stats.total_tokens
+    thoughts = None
+    if given is not None and visible is not None and total is not None and total >= given + visible:
+        thoughts = total - given - visible
     return TokenUsage(
         input=uncached,
-        output=stats.output_tokens,
+        output=visible + thoughts if visible is not None and thoughts is not None else visible,
         cache_read=stats.cached,
-        total=stats.total_tokens,
+        reasoning=thoughts,
+        total=total,
     )
 
 

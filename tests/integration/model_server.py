@@ -20,7 +20,8 @@ import msgspec
 
 
 class Usage(msgspec.Struct, frozen=True, kw_only=True):
-    """One turn's token counts. ``input`` excludes cached input, as the Anthropic API counts it."""
+    """One turn's token counts, each counted once: ``input`` is the fresh input, without cache reads
+    or writes, as the Anthropic API counts it; each API's reply reports them in its own shape."""
 
     input: int
     output: int
@@ -315,17 +316,23 @@ def _responses_events(reply: Say | Shell | UseTool, model: str) -> Iterator[tupl
                 "model": model,
                 "status": "completed",
                 "output": [item],
-                # The Responses API counts cached input inside input_tokens.
-                "usage": {
-                    "input_tokens": usage.input + usage.cache_read,
-                    "input_tokens_details": {"cached_tokens": usage.cache_read},
-                    "output_tokens": usage.output,
-                    "output_tokens_details": {"reasoning_tokens": usage.reasoning},
-                    "total_tokens": usage.input + usage.cache_read + usage.output,
-                },
+                "usage": _responses_usage(usage),
             },
         },
     )
+
+
+def _responses_usage(usage: Usage) -> dict[str, Any]:
+    # The Responses API counts the whole prompt in input_tokens, cache reads and cache writes included,
+    # and names those two parts in input_tokens_details.
+    prompt = usage.input + usage.cache_read + usage.cache_write
+    return {
+        "input_tokens": prompt,
+        "input_tokens_details": {"cached_tokens": usage.cache_read, "cache_write_tokens": usage.cache_write},
+        "output_tokens": usage.output,
+        "output_tokens_details": {"reasoning_tokens": usage.reasoning},
+        "total_tokens": prompt + usage.output,
+    }
 
 
 # google.rpc status names by HTTP status, as the Gemini API puts them in its error body.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -11,10 +12,20 @@ from typing import Any
 
 from tests.conftest import REPO, write_suite
 
+from .model_server import Usage
+
 # Fake credentials: real enough for the CLIs to send, checked to never land in any file a run writes.
 ANTHROPIC_KEY = "sk-ant-scripted-0123456789abcdef"
 OPENAI_KEY = "sk-openai-scripted-0123456789abcdef"
 GEMINI_KEY = "AIza-gemini-scripted-0123456789abcdef"
+# One scripted conversation's token counts, given to every CLI in its API's own shape: each must be
+# recorded as the same figures, every token counted once (total = input + cache read + cache write +
+# output; reasoning is part of output, and only some APIs report it apart).
+SCRIPTED_USAGE = (
+    Usage(input=1200, output=85, cache_read=300, cache_write=40, reasoning=20),
+    Usage(input=1400, output=15, cache_read=1500, cache_write=2, reasoning=5),
+)
+RECORDED_USAGE = {"input": 2600, "output": 100, "cache_read": 1800, "cache_write": 42, "total": 4542}
 # Whatever the developer or CI has set for their own agents must not reach these runs.
 _FOREIGN = ("ANTHROPIC_", "OPENAI_", "CLAUDE_", "CODEX_", "GEMINI_", "GOOGLE_", "SKILLGYM_")
 
@@ -122,3 +133,11 @@ def leaked(secret: str, *roots: Path) -> list[Path]:
     """Files under ``roots`` whose bytes contain ``secret``."""
     needle = secret.encode()
     return [p for p in files_under(*roots) if needle in p.read_bytes()]
+
+
+def dead_endpoint() -> str:
+    """``http://127.0.0.1:PORT``, a port nothing listens on: a connection to it is refused at once."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    return f"http://127.0.0.1:{port}"

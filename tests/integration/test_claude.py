@@ -3,12 +3,23 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
 
-from .model_server import Fail, ModelServer, Say, Shell, Usage, UseTool
-from .support import ANTHROPIC_KEY, agent_env, leaked, only_trial, run, write_integration_suite
+from .model_server import Fail, ModelServer, Say, Shell, UseTool
+from .support import (
+    ANTHROPIC_KEY,
+    RECORDED_USAGE,
+    SCRIPTED_USAGE,
+    agent_env,
+    dead_endpoint,
+    leaked,
+    only_trial,
+    run,
+    write_integration_suite,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -101,48 +112,72 @@ def test_an_http_error_is_a_provider_error_not_a_failed_task(
     result, trace, _ = only_trial(_run(tmp_path, env, "plain"))
     assert result["status"] == "errored"
     assert result["error_class"] == "provider-error"
-    assert "could not authenticate (HTTP 401)" in result["error_message"]
+    assert f"could not authenticate to {model_server.url} (HTTP 401)" in result["error_message"]
     assert "ANTHROPIC_API_KEY" in result["error_message"]  # says what to fix
     assert trace["is_error"] is True
     # Retries are bounded (CLAUDE_CODE_MAX_RETRIES=2), so a bad key costs seconds, not the whole budget.
     assert len(model_server.requests) == 3
 
 
-def test_token_usage_is_exactly_what_the_cli_reports_in_its_result_line(
+@pytest.mark.parametrize(
+    ("status", "message", "kind"),
+    [
+        (500, "the scripted server broke", "api_error"),
+        (429, "Number of request tokens has exceeded your per-minute rate limit", "rate_limit_error"),
+    ],
+)
+def test_an_api_failure_names_its_http_status_and_the_endpoint(
+    tmp_path: Path, env: dict[str, str], model_server: ModelServer, status: int, message: str, kind: str
+) -> None:
+    model_server.script([Fail(status=status, message=message, kind=kind)] * 3)
+    result, _, _ = only_trial(_run(tmp_path, env, "plain"))
+    assert (result["status"], result["error_class"]) == ("errored", "provider-error")
+    expected = f"claude's API request to {model_server.url} failed with HTTP {status} after 2 retries: "
+    assert result["error_message"].startswith(expected), result["error_message"]
+    assert message in result["error_message"]
+
+
+def test_a_dead_endpoint_is_a_provider_error_within_seconds(tmp_path: Path, env: dict[str, str]) -> None:
+    endpoint = dead_endpoint()
+    started = time.monotonic()
+    result, _, _ = only_trial(_run(tmp_path, {**env, "ANTHROPIC_BASE_URL": endpoint}, "plain"))
+    took = time.monotonic() - started
+    assert (result["status"], result["error_class"]) == ("errored", "provider-error"), result
+    assert result["error_message"].startswith(f"claude could not connect to {endpoint} after 2 retries: ")
+    assert "ECONNREFUSED" in result["error_message"]
+    assert result["duration_s"] < 15, result["duration_s"]
+    assert took < 30, took
+    print(f"dead endpoint: trial {result['duration_s']:.1f}s, whole run {took:.1f}s")
+
+
+def test_token_usage_counts_each_token_once_as_for_every_provider(
     tmp_path: Path, env: dict[str, str], model_server: ModelServer
 ) -> None:
-    model_server.script(
-        [
-            Shell(
-                command="echo hello > out.txt",
-                usage=Usage(input=1200, output=85, cache_read=300, cache_write=40),
-            ),
-            Say(text="Done", usage=Usage(input=1400, output=15, cache_read=1500, cache_write=2)),
-        ]
-    )
+    first, second = SCRIPTED_USAGE
+    model_server.script([Shell(command="echo hello > out.txt", usage=first), Say(text="Done", usage=second)])
     result, _trace, trial_dir = only_trial(_run(tmp_path, env, "make-file"))
     assert result["status"] == "passed", result
-    expected = {
-        "input": 2600,
-        "output": 100,
-        "cache_read": 1800,
-        "cache_write": 42,
-        "reasoning": 0,
-        "total": 4542,
-    }
+    # Exactly the CLI's result line; the Messages API reports no thinking count apart here.
+    expected = {**RECORDED_USAGE, "reasoning": 0}
     assert result["usage"] == expected
     written = json.loads((trial_dir / "token-usage.json").read_text())
     assert {key: written[key] for key in expected} == expected
 
 
-def test_the_turn_limit_is_a_provider_error(
+def test_the_turn_limit_is_the_cli_s_own_and_runs_the_last_turn_s_tool_call(
     tmp_path: Path, env: dict[str, str], model_server: ModelServer
 ) -> None:
-    model_server.script([Shell(command="echo hello > out.txt"), Shell(command="cat out.txt"), Say(text="ok")])
-    result, _, _ = only_trial(_run(tmp_path, env, "short-leash"))
-    assert result["status"] == "errored"
-    assert result["error_class"] == "provider-error"
+    model_server.script(
+        [Shell(command="echo hello > out.txt"), Shell(command="touch second-call-ran"), Say(text="ok")]
+    )
+    result, trace, trial_dir = only_trial(_run(tmp_path, env, "short-leash", "none", "--keep-workspaces"))
+    assert (result["status"], result["error_class"]) == ("errored", "provider-error")
     assert "turn limit (--max-turns 1)" in result["error_message"]
+    # The one allowed turn's tool call ran; the model was not asked for a second turn.
+    assert [c["command"] for c in trace["tool_calls"]] == ["echo hello > out.txt"]
+    assert (trial_dir / "workspace/out.txt").is_file()
+    assert not (trial_dir / "workspace/second-call-ran").exists()
+    assert len(model_server.requests) == 1
 
 
 def test_record_then_replay_gives_the_same_graded_result(

@@ -3,13 +3,24 @@
 from __future__ import annotations
 
 import json
+import time
 import tomllib
 from pathlib import Path
 
 import pytest
 
-from .model_server import Fail, ModelServer, Say, Shell, Usage
-from .support import OPENAI_KEY, agent_env, leaked, only_trial, run, write_integration_suite
+from .model_server import Fail, ModelServer, Say, Shell
+from .support import (
+    OPENAI_KEY,
+    RECORDED_USAGE,
+    SCRIPTED_USAGE,
+    agent_env,
+    dead_endpoint,
+    leaked,
+    only_trial,
+    run,
+    write_integration_suite,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -121,6 +132,37 @@ def test_an_http_error_is_a_provider_error_not_a_failed_task(
     assert 1 <= len(model_server.requests) <= 3  # retries are bounded
 
 
+@pytest.mark.parametrize(
+    ("status", "message", "kind"),
+    [
+        (500, "the scripted server broke", "server_error"),
+        (429, "Rate limit reached for requests", "rate_limit_exceeded"),
+    ],
+)
+def test_an_api_failure_names_its_http_status_and_the_endpoint(
+    tmp_path: Path, env: dict[str, str], model_server: ModelServer, status: int, message: str, kind: str
+) -> None:
+    model_server.script([Fail(status=status, message=message, kind=kind)] * 12)
+    result, _, _ = only_trial(_run(tmp_path, env, "plain"))
+    assert (result["status"], result["error_class"]) == ("errored", "provider-error")
+    assert (
+        f"codex's API request to {model_server.url}/v1 failed with HTTP {status}" in result["error_message"]
+    )
+
+
+def test_a_dead_endpoint_is_a_provider_error_within_seconds(tmp_path: Path, env: dict[str, str]) -> None:
+    endpoint = f"{dead_endpoint()}/v1"
+    started = time.monotonic()
+    result, _, _ = only_trial(_run(tmp_path, {**env, "SKILLGYM_CODEX_BASE_URL": endpoint}, "plain"))
+    took = time.monotonic() - started
+    assert (result["status"], result["error_class"]) == ("errored", "provider-error"), result
+    assert result["error_message"].startswith(f"codex could not connect to {endpoint} after 2 retries: ")
+    # Codex would retry a refused connection until the case budget (120 s) ran out without its config.
+    assert result["duration_s"] < 15, result["duration_s"]
+    assert took < 30, took
+    print(f"dead endpoint: trial {result['duration_s']:.1f}s, whole run {took:.1f}s")
+
+
 def test_an_unknown_model_is_named_as_such(
     tmp_path: Path, env: dict[str, str], model_server: ModelServer
 ) -> None:
@@ -130,42 +172,35 @@ def test_an_unknown_model_is_named_as_such(
     assert result["error_message"].startswith(f"unknown model '{MODEL}'")
 
 
-def test_token_usage_sums_the_turns_with_cached_input_split_out(
+def test_token_usage_counts_each_token_once_as_for_every_provider(
     tmp_path: Path, env: dict[str, str], model_server: ModelServer
 ) -> None:
-    model_server.script(
-        [
-            Shell(
-                command="echo hello > out.txt",
-                usage=Usage(input=1200, output=85, cache_read=300, reasoning=20),
-            ),
-            Say(text="Done", usage=Usage(input=1400, output=15, cache_read=1500, reasoning=5)),
-        ]
-    )
+    first, second = SCRIPTED_USAGE
+    model_server.script([Shell(command="echo hello > out.txt", usage=first), Say(text="Done", usage=second)])
     result, _, trial_dir = only_trial(_run(tmp_path, env, "make-file"))
     assert result["status"] == "passed", result
-    expected = {
-        "input": 2600,
-        "output": 100,
-        "cache_read": 1800,
-        "cache_write": 0,
-        "reasoning": 25,
-        "total": 4500,
-    }
+    # The Responses API counts cache reads and writes inside input_tokens; both come out of input here.
+    expected = {**RECORDED_USAGE, "reasoning": 25}
     assert result["usage"] == expected
     written = json.loads((trial_dir / "token-usage.json").read_text())
     assert {key: written[key] for key in expected} == expected
 
 
-def test_the_turn_limit_stops_codex_as_a_provider_error(
+def test_the_turn_limit_stops_codex_before_its_next_tool_call_runs(
     tmp_path: Path, env: dict[str, str], model_server: ModelServer
 ) -> None:
-    model_server.script([Shell(command="echo hello > out.txt"), Shell(command="cat out.txt"), Say(text="ok")])
-    result, trace, _ = only_trial(_run(tmp_path, env, "short-leash"))
-    assert result["status"] == "errored"
-    assert result["error_class"] == "provider-error"
-    assert "turn limit (max_turns 1)" in result["error_message"]
-    assert [c["command"] for c in trace["tool_calls"]][:1] == ["echo hello > out.txt"]
+    model_server.script(
+        [Shell(command="echo hello > out.txt"), Shell(command="touch second-call-ran"), Say(text="ok")]
+    )
+    result, trace, trial_dir = only_trial(_run(tmp_path, env, "short-leash", "none", "--keep-workspaces"))
+    # One command ran, as under Claude's --max-turns 1; the model's second never started.
+    assert not (trial_dir / "workspace/second-call-ran").exists()
+    assert (trial_dir / "workspace/out.txt").is_file()
+    assert [c["command"] for c in trace["tool_calls"]] == ["echo hello > out.txt"]
+    assert (result["status"], result["error_class"]) == ("errored", "provider-error")
+    assert (
+        "turn limit (max_turns 1, counted in tool calls): its tool call 1 finished" in result["error_message"]
+    )
 
 
 def test_record_then_replay_gives_the_same_graded_result(

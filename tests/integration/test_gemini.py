@@ -48,13 +48,13 @@ def test_a_plain_answer_passes_with_exact_token_usage(
     assert trace["final_text"] == "Hello, team!"  # two deltas, one message
     assert [m["text"] for m in trace["messages"]] == ["Hello, team!"]
     assert trace["model"] == result["model"] == MODEL and trace["session_id"]
-    # The CLI's own counts: cached input apart, thoughts only inside its total (not reported alone).
+    # The CLI reports thoughts only inside its total; output holds them, as every provider's does.
     expected = {
         "input": 1200,
-        "output": 85,
+        "output": 105,
         "cache_read": 300,
         "cache_write": None,
-        "reasoning": None,
+        "reasoning": 20,
         "total": 1605,
     }
     assert result["usage"] == expected

@@ -25,7 +25,7 @@ from skillgym.redact import REDACTED
 from tests.conftest import run_cli, write_suite
 
 from .support import request
-from .test_claude_stream import RUN, assistant, init, result, tool_result, tool_use
+from .test_claude_stream import RUN, assistant, init, line, result, tool_result, tool_use
 
 pytestmark = pytest.mark.anyio
 
@@ -266,13 +266,21 @@ async def _invoke(tmp_path: Path, lines: Sequence[bytes], **overrides: Any) -> A
     )
 
 
+# What Claude Code 2.1.332 prints when its endpoint refuses the connection, after its retries.
+REFUSED = "API Error: Connection refused \u2014 a firewall or proxy may be blocking it (ECONNREFUSED)"
+RETRIES = [
+    line(type="system", subtype="api_retry", attempt=n, max_retries=2, error_status=None) for n in (1, 2)
+]
+
+
 @pytest.mark.parametrize(
     ("lines", "exit_code", "expected"),
     [
         (
             [init([]), result(is_error=True, api_error_status=401, result="Invalid API key", num_turns=1)],
             1,
-            "claude could not authenticate (HTTP 401): Invalid API key; check ANTHROPIC_API_KEY",
+            "claude could not authenticate to http://127.0.0.1:9 (HTTP 401): Invalid API key; check "
+            "ANTHROPIC_API_KEY",
         ),
         (
             [
@@ -280,12 +288,43 @@ async def _invoke(tmp_path: Path, lines: Sequence[bytes], **overrides: Any) -> A
                 result(is_error=True, api_error_status=404, api_error_type="not_found_error", result="no"),
             ],
             1,
-            "unknown model 'sonnet-9' (HTTP 404)",
+            "unknown model 'sonnet-9' at http://127.0.0.1:9 (HTTP 404)",
         ),
         (
             [init([]), result(is_error=True, api_error_status=529, result="Overloaded")],
             1,
-            "claude's API request failed with HTTP 529: Overloaded",
+            "claude's API request to http://127.0.0.1:9 failed with HTTP 529: Overloaded",
+        ),
+        (
+            [init([]), *RETRIES, result(is_error=True, api_error_status=500, result="API Error: 500 boom")],
+            1,
+            "claude's API request to http://127.0.0.1:9 failed with HTTP 500 after 2 retries: API Error: "
+            "500 boom",
+        ),
+        (
+            [
+                init([]),
+                *RETRIES,
+                result(is_error=True, api_error_status=429, result="Request rejected (429)"),
+            ],
+            1,
+            "claude's API request to http://127.0.0.1:9 failed with HTTP 429 after 2 retries",
+        ),
+        (
+            [init([]), *RETRIES, result(is_error=True, api_error="connection_failed", result=REFUSED)],
+            1,
+            f"claude could not connect to http://127.0.0.1:9 after 2 retries: {REFUSED}; check that the "
+            "endpoint is up (set by ANTHROPIC_BASE_URL)",
+        ),
+        (
+            [init([]), result(is_error=True, api_error="stream_failed", result="API Error: cut off")],
+            1,
+            "claude's API request to http://127.0.0.1:9 failed (stream_failed): API Error: cut off",
+        ),
+        (
+            [init([]), result(is_error=True, terminal_reason="api_error", result="API Error: ?")],
+            1,
+            "claude reported an error (api_error): API Error: ?",
         ),
         (
             [init([]), result(subtype="error_max_turns", is_error=True, num_turns=3, result=None)],
@@ -311,7 +350,11 @@ async def test_infrastructure_failures_are_provider_errors(
         lines,
         model="sonnet-9",
         max_turns=2,
-        env_extra={"FAKE_EXIT": str(exit_code), "FAKE_STDERR": "it broke"},
+        env_extra={
+            "FAKE_EXIT": str(exit_code),
+            "FAKE_STDERR": "it broke",
+            "ANTHROPIC_BASE_URL": "http://127.0.0.1:9",
+        },
     )
     assert not outcome.ok
     assert outcome.error_class == "provider-error"

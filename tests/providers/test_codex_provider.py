@@ -13,7 +13,15 @@ import pytest
 
 from skillgym.providers import CodexProvider
 from skillgym.providers.cassette import read_cassette
-from skillgym.providers.codex import DEFAULT_BASE_URL, codex_argv, codex_config, write_codex_config
+from skillgym.providers.codex import (
+    DEFAULT_BASE_URL,
+    codex_argv,
+    codex_config,
+    error_message,
+    http_status,
+    turn_limit_reason,
+    write_codex_config,
+)
 from skillgym.providers.replay import ReplayProvider
 
 from .support import request
@@ -63,7 +71,8 @@ def test_the_config_names_the_key_variable_and_turns_outside_lookups_off() -> No
     }
     assert config["check_for_update_on_startup"] is False
     assert config["analytics"] == {"enabled": False}
-    assert config["features"] == {"plugins": False}
+    # Without this codex retries a refused connection for ever, whatever the bounds above say.
+    assert config["features"] == {"plugins": False, "unbounded_connection_retries": False}
     assert (config["approval_policy"], config["sandbox_mode"]) == ("never", "danger-full-access")
 
 
@@ -162,6 +171,7 @@ async def test_a_successful_run_is_parsed_live_and_warnings_are_kept(tmp_path: P
     assert fake_log(tmp_path)["argv"][:2] == ["exec", "--json"]
 
 
+ENDPOINT = "http://127.0.0.1:9/v1"
 AUTH = "unexpected status 401 Unauthorized: Incorrect API key provided, url: http://127.0.0.1:9/v1/responses"
 MODEL_400 = '{"error": {"type": "invalid_request_error", "message": "The model `gpt-nope` does not exist"}}'
 
@@ -186,28 +196,125 @@ MODEL_400 = '{"error": {"type": "invalid_request_error", "message": "The model `
         (
             [*THREAD, line("turn.failed", error={"message": "stream disconnected before completion"})],
             1,
-            "codex turn failed: stream disconnected",
+            "codex turn failed at http://127.0.0.1:9/v1: stream disconnected",
         ),
         ([*THREAD, turn_completed(1, 0, 1)], 2, "codex exited with code 2: it broke"),
         (THREAD, 0, "codex exited 0 without completing a turn"),
     ],
 )
 async def test_infrastructure_failures_are_provider_errors(
-    tmp_path: Path, lines: list[bytes], exit_code: int, expected: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lines: list[bytes], exit_code: int, expected: str
 ) -> None:
-    outcome = await _invoke(
-        tmp_path, lines, model="gpt-nope", env_extra={"FAKE_EXIT": str(exit_code), "FAKE_STDERR": "it broke"}
-    )
+    monkeypatch.delenv("SKILLGYM_CODEX_BASE_URL", raising=False)
+    env = {"FAKE_EXIT": str(exit_code), "FAKE_STDERR": "it broke", "OPENAI_BASE_URL": ENDPOINT}
+    outcome = await _invoke(tmp_path, lines, model="gpt-nope", env_extra=env)
     assert outcome.error_class == "provider-error"
     assert expected in outcome.error_message
 
 
-async def test_the_turn_budget_stops_codex_at_the_first_tool_call_past_it(tmp_path: Path) -> None:
+# What codex 0.171 prints, retries first, when its endpoint answers 500 or 429 or is not there at all.
+HIGH_DEMAND = "We\u2019re currently experiencing high demand, which may cause temporary errors."
+RATE_LIMITED = "exceeded retry limit, last status: 429 Too Many Requests"
+REFUSED = "Connection failed: error sending request"
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        (
+            HIGH_DEMAND,
+            f"codex's API request to {ENDPOINT} failed with HTTP 500 after 2 retries: {HIGH_DEMAND}",
+        ),
+        (
+            RATE_LIMITED,
+            f"codex's API request to {ENDPOINT} failed with HTTP 429 after 2 retries: {RATE_LIMITED}",
+        ),
+        (
+            REFUSED,
+            f"codex could not connect to {ENDPOINT} after 2 retries: {REFUSED}; check that the endpoint",
+        ),
+    ],
+)
+async def test_an_api_failure_names_its_http_status_and_the_endpoint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, message: str, expected: str
+) -> None:
+    monkeypatch.delenv("SKILLGYM_CODEX_BASE_URL", raising=False)
+    retries = [line("error", message=f"Reconnecting... {n}/2 ({message})") for n in (1, 2)]
+    lines = [
+        *THREAD,
+        *retries,
+        line("error", message=message),
+        line("turn.failed", error={"message": message}),
+    ]
+    outcome = await _invoke(tmp_path, lines, env_extra={"FAKE_EXIT": "1", "OPENAI_BASE_URL": ENDPOINT})
+    assert outcome.error_class == "provider-error"
+    assert outcome.error_message.startswith(expected)
+
+
+@pytest.mark.parametrize(
+    ("message", "status"),
+    [
+        ("unexpected status 404 Not Found: no such route, url: http://h/v1/responses", 404),
+        (RATE_LIMITED, 429),
+        ("HTTP error: 503 Service Unavailable", 503),
+        (HIGH_DEMAND, 500),
+        (REFUSED, None),
+        ("request id: req_5000abc, status unknown", None),
+    ],
+)
+def test_the_http_status_is_read_from_each_shape_codex_prints(message: str, status: int | None) -> None:
+    assert http_status(message) == status
+
+
+async def test_a_run_that_recovers_after_a_retry_passes_with_the_retry_as_a_warning(tmp_path: Path) -> None:
+    retry = f"Reconnecting... 1/2 ({HIGH_DEMAND})"
+    lines = [
+        *THREAD,
+        line("error", message=retry),
+        item("agent_message", "item_1", text="hi"),
+        turn_completed(1, 0, 1),
+    ]
+    outcome = await _invoke(tmp_path, lines)
+    assert outcome.ok, outcome.error_message
+    assert outcome.trace.is_error is False
+    assert outcome.warnings == (f"codex: {retry}",)
+
+
+def test_an_unknown_model_and_a_bad_key_name_the_endpoint_too(tmp_path: Path) -> None:
+    req = request(tmp_path, model="gpt-nope")
+    assert error_message(MODEL_400, req, ENDPOINT).startswith(f"unknown model 'gpt-nope' at {ENDPOINT}: ")
+    assert error_message(AUTH, req, ENDPOINT).startswith(
+        f"codex could not authenticate to {ENDPOINT} (HTTP 401)"
+    )
+
+
+async def test_the_turn_budget_stops_codex_when_its_last_allowed_tool_call_finishes(tmp_path: Path) -> None:
     lines = [*THREAD, *(command(f"item_{n}", f"echo {n}") for n in range(3)), turn_completed(1, 0, 1)]
     outcome = await _invoke(tmp_path, lines, max_turns=2, env_extra={"FAKE_SLEEP": "30"})
     assert outcome.error_class == "provider-error"
-    assert "turn limit (max_turns 2): it started tool call 3" in outcome.error_message
-    assert [c.command for c in outcome.trace.tool_calls] == ["echo 0", "echo 1", "echo 2"]
+    assert outcome.error_message.startswith(
+        "codex reached the turn limit (max_turns 2, counted in tool calls): its tool call 2 finished, so "
+        "skillgym stopped it before the model's next step"
+    )
+    assert [c.command for c in outcome.trace.tool_calls] == ["echo 0", "echo 1"]
+
+
+@pytest.mark.parametrize(
+    ("started", "finished", "limit", "expected"),
+    [
+        (0, 0, None, None),
+        (5, 5, None, None),
+        (1, 0, 1, None),  # the one allowed call is still running
+        (1, 1, 1, "its tool call 1 finished"),
+        (2, 1, 1, "it started tool call 2 of at most 1"),  # two calls made at once
+        (2, 1, 3, None),
+    ],
+)
+def test_the_turn_limit_counts_tool_calls(
+    started: int, finished: int, limit: int | None, expected: str | None
+) -> None:
+    reason = turn_limit_reason(started, finished, limit)
+    assert reason is None if expected is None else reason is not None and expected in reason
 
 
 async def test_running_past_the_budget_is_a_timeout(tmp_path: Path) -> None:

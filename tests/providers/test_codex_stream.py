@@ -10,7 +10,7 @@ import pytest
 from skillgym.plugins import STREAM_FORMATS
 from skillgym.providers import StreamParseError
 from skillgym.providers.codex_stream import CODEX_FORMAT, CodexStreamParser, parse_codex_stream
-from skillgym.trace import SkillEvidence, TokenUsage, ToolCall
+from skillgym.trace import SkillEvidence, TokenUsage, ToolCall, with_total
 
 THREAD = "01a2290f-e666-7822-b69e-23bc3019911b"
 
@@ -90,11 +90,18 @@ def test_usage_splits_cached_input_out_of_input() -> None:
     assert trace.usage == TokenUsage(input=30, output=12, cache_read=7, cache_write=0, reasoning=2)
 
 
+def test_cache_writes_are_split_out_of_input_too_so_each_token_counts_once() -> None:
+    # input_tokens 1540 is the whole prompt: 1200 fresh, 300 read from the cache, 40 written to it.
+    trace = parse_codex_stream([turn_completed(1540, 300, 85, reasoning=20, cache_write=40)])
+    assert trace.usage == TokenUsage(input=1200, output=85, cache_read=300, cache_write=40, reasoning=20)
+    assert with_total(trace.usage).total == 1540 + 85
+
+
 def test_usage_is_summed_over_turns_and_missing_stays_missing() -> None:
     trace = parse_codex_stream(
         [turn_completed(100, 40, 20, reasoning=5, cache_write=3), turn_completed(10, 0, 2)]
     )
-    assert trace.usage == TokenUsage(input=70, output=22, cache_read=40, cache_write=3, reasoning=5)
+    assert trace.usage == TokenUsage(input=67, output=22, cache_read=40, cache_write=3, reasoning=5)
     assert parse_codex_stream([line("turn.completed")]).usage is None
     assert parse_codex_stream([line("turn.completed", usage={"input_tokens": 9})]).usage == TokenUsage(
         input=9

@@ -50,8 +50,9 @@ def test_an_answer_is_its_deltas_joined_with_the_cli_s_exact_token_counts() -> N
     assert [(m.role, m.text) for m in trace.messages] == [("assistant", "Hello, team!")]
     assert trace.model == "gemini-2.5-flash"
     assert trace.session_id == "97d20950-83b9-46e7-b01f-880f6d691f0b"
-    # input_tokens 1500 holds the 300 cached; total_tokens 1605 also holds 20 thoughts, not reported alone.
-    assert trace.usage == TokenUsage(input=1200, output=85, cache_read=300, total=1605)
+    # input_tokens 1500 holds the 300 cached; total_tokens 1605 also holds 20 thoughts beside the 85 shown,
+    # and output holds them too, as it does for the other providers.
+    assert trace.usage == TokenUsage(input=1200, output=105, cache_read=300, reasoning=20, total=1605)
     assert trace.tool_calls == () and trace.skills == ()
     assert trace.is_error is False
     run = fed(recorded("answer")).run()
@@ -82,7 +83,7 @@ def test_tool_calls_carry_their_commands_outputs_and_exit_codes() -> None:
     assert json.loads(trace.tool_calls[0].input) == {"name": "greeter"}
     assert trace.final_text == "HELLO, new colleague!"
     # Summed by the CLI over the six model requests.
-    assert trace.usage == TokenUsage(input=134, output=24, cache_read=50, total=208)
+    assert trace.usage == TokenUsage(input=134, output=24, cache_read=50, reasoning=0, total=208)
 
 
 def test_activate_skill_is_high_confidence_evidence_like_claude_s_skill_tool() -> None:
@@ -142,7 +143,7 @@ def test_an_api_error_ends_in_an_error_result_with_the_api_s_own_body() -> None:
     assert '"code":401' in run.error_message and "API key not valid" in run.error_message
     trace = parser.trace()
     assert trace.is_error is True
-    assert trace.usage == TokenUsage(input=0, output=0, cache_read=0, total=0)
+    assert trace.usage == TokenUsage(input=0, output=0, cache_read=0, reasoning=0, total=0)
 
 
 def test_the_cli_s_own_turn_limit_is_a_named_error() -> None:
