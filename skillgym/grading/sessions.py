@@ -30,8 +30,9 @@ _COMMAND_VALUED: Final = {
     "kill-server": frozenset(),
 }
 _SEPARATORS: Final = frozenset({";", "&&", "||", "|", "&", "(", ")", "`"})
-# tmux turns . and : in a new session's name into _; a target may ask for an exact match (=app) and
-# name a window after a colon (app:0.1).
+# tmux turns . and : in a new session's name into _, so no session's name holds either. In a target they
+# part the session from the window and pane (app:0.1; app.1 is pane 1 of app's window, app. names no
+# pane), so its session ends at the first of them; =app asks for an exact match.
 _UNSAFE = re.compile(r"[:.]")
 # What tmux says when the server or the session is not there.
 _GONE: Final = ("no server running", "error connecting", "no such file or directory", "can't find session")
@@ -51,10 +52,18 @@ class SessionEvent(Data, frozen=True, kw_only=True):
     scope: Literal["one", "all", "others"] = "one"
 
 
-def _session(value: str | None, *, target: bool = False) -> str | None:
-    if target and value:
-        value = value.lstrip("=").partition(":")[0]
+def _created(value: str | None, *, prose: bool = False) -> str | None:
+    """The name tmux gives a session asked for as ``value``; in prose a trailing period ends the sentence."""
+    if value and prose:
+        value = value.rstrip(".")
     return _UNSAFE.sub("_", value) if value else None
+
+
+def _target(value: str | None) -> str | None:
+    """The session a target (``-t``) names: None for the current one (``:1``, or no target at all)."""
+    if not value:
+        return None
+    return _UNSAFE.split(value.lstrip("="), maxsplit=1)[0] or None
 
 
 def _words(command: str) -> list[str]:
@@ -93,8 +102,11 @@ def _options(words: list[str], valued: frozenset[str]) -> tuple[dict[str, str], 
     return found, index
 
 
-def read_tmux(command: str) -> SessionEvent | None:
-    """The session event of a tmux invocation (``tmux -L x new-session -d -s app ...``), if it is one."""
+def read_tmux(command: str, *, prose: bool = False) -> SessionEvent | None:
+    """The session event of a tmux invocation (``tmux -L x new-session -d -s app ...``), if it is one.
+
+    ``prose``: the command is quoted in a sentence, whose final period is no part of a new session's name.
+    """
     words = _words(command)
     if not words:
         return None
@@ -105,13 +117,13 @@ def read_tmux(command: str) -> SessionEvent | None:
     socket = ("S", options["S"]) if options.get("S") else ("L", options.get("L") or "default")
     name, (args, _) = rest[0], _options(rest[1:], _COMMAND_VALUED[rest[0]])
     if name in ("new-session", "new"):
-        return SessionEvent(kind="create", socket=socket, session=_session(args.get("s")))
+        return SessionEvent(kind="create", socket=socket, session=_created(args.get("s"), prose=prose))
     if name == "kill-server":
         return SessionEvent(kind="end", socket=socket, scope="all")
     return SessionEvent(
         kind="end",
         socket=socket,
-        session=_session(args.get("t"), target=True),
+        session=_target(args.get("t")),
         scope="others" if "a" in args else "one",
     )
 
@@ -128,24 +140,25 @@ def _group(match: re.Match[str], name: str) -> str | None:
     return match.group(name) if name in match.re.groupindex else None
 
 
-def read_event(match: re.Match[str], line: str) -> SessionEvent:
+def read_event(match: re.Match[str], line: str, *, prose: bool = False) -> SessionEvent:
     """The session event a match of an orphaned-session pattern stands for.
 
     A pattern with an ``end`` group that took part recognises an end; any other match, a creation. Named
     groups ``session`` and ``socket`` say which; without them the matched tmux command is read for its
     options. A declared end without a session ends every session (of its socket, else of any socket).
+    ``prose`` as for ``read_tmux``.
     """
     kind: Literal["create", "end"] = "end" if _group(match, "end") is not None else "create"
     session, socket = _group(match, "session"), _group(match, "socket")
     declared = "session" in match.re.groupindex or "socket" in match.re.groupindex
     if not declared:
-        event = read_tmux(line[match.start() :])
+        event = read_tmux(line[match.start() :], prose=prose)
         if event is not None and event.kind == kind:
             return event
     where = _socket(socket) if socket else None
     if kind == "create":
-        return SessionEvent(kind=kind, socket=where, session=_session(session))
-    name = _session(session, target=True)
+        return SessionEvent(kind=kind, socket=where, session=_created(session, prose=prose))
+    name = _target(session)
     return SessionEvent(kind=kind, socket=where, session=name, scope="one" if name else "all")
 
 
@@ -188,7 +201,8 @@ def open_sessions(
     ``patterns`` recognise the events (see ``read_event``); ``lines`` are the (number, line) pairs to read,
     comments removed. Events apply in text order: a creation adds a session on its socket;
     ``kill-session -t NAME`` ends NAME on its socket only; ``kill-server`` ends every session of its socket
-    only. With ``negation`` (prose), an event in a negation ("never run tmux kill-server") does not happen.
+    only. With ``negation`` (prose), an event in a negation ("never run tmux kill-server") does not happen,
+    and a sentence's final period is no part of a name.
     """
     events: list[tuple[int, int, SessionEvent, str]] = []
     for number, line in lines:
@@ -197,7 +211,7 @@ def open_sessions(
                 if negation and is_negated(line, match.start()):
                     continue
                 focus = next((g for g in match.groups() if g), match.group(0))
-                events.append((number, match.start(), read_event(match, line), focus))
+                events.append((number, match.start(), read_event(match, line, prose=negation), focus))
     live: list[OpenSession] = []
     for number, _, event, text in sorted(events, key=lambda e: (e[0], e[1])):
         _apply(live, event, number, text)

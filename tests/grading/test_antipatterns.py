@@ -320,6 +320,15 @@ def test_sessions_in_prose_commands_and_backticks() -> None:
     assert [f.rule_id for f in scan_text(never, DEFAULT_RULES, negation=True)] == ["orphaned-session"]
 
 
+def test_a_sentence_s_final_period_is_no_part_of_a_session_name() -> None:
+    for text in (
+        "Start it with `tmux -L sg new -d -s build`. When done, run tmux -L sg kill-session -t build.",
+        "Start it with tmux -L sg new -d -s build. When done, run `tmux -L sg kill-session -t build`",
+    ):
+        assert scan_text(text, DEFAULT_RULES, negation=True) == ()
+    assert orphans(["tmux -L sg new -d -s build", "tmux -L sg kill-session -t build."]) == []
+
+
 CLEANUP = AntiPatternRule(
     id="orphaned-session",
     severity="warning",

@@ -33,6 +33,10 @@ MakeCtx = Callable[..., GradeContext]
         ),
         ("tmux -L sg kill-server", SessionEvent(kind="end", socket=("L", "sg"), scope="all")),
         ("tmux -L sg kill-session -t =app:1.0", SessionEvent(kind="end", socket=("L", "sg"), session="app")),
+        ("tmux -L sg kill-session -t app.1", SessionEvent(kind="end", socket=("L", "sg"), session="app")),
+        ("tmux -L sg kill-session -t build.", SessionEvent(kind="end", socket=("L", "sg"), session="build")),
+        ("tmux -L sg kill-session -t :1", SessionEvent(kind="end", socket=("L", "sg"))),
+        ("tmux -L sg new -d -s my.app", SessionEvent(kind="create", socket=("L", "sg"), session="my_app")),
         (
             "tmux -L sg kill-session -a -t app",
             SessionEvent(kind="end", socket=("L", "sg"), session="app", scope="others"),
@@ -61,6 +65,12 @@ def test_an_unclosed_quote_in_prose_still_reads() -> None:
     assert read_tmux("tmux -L sg new -s app and don't stop") == SessionEvent(
         kind="create", socket=("L", "sg"), session="app"
     )
+
+
+def test_a_sentence_s_final_period_is_no_part_of_a_new_session_s_name() -> None:
+    command = "tmux -L sg new -d -s build."
+    assert read_tmux(command, prose=True) == SessionEvent(kind="create", socket=("L", "sg"), session="build")
+    assert read_tmux(command) == SessionEvent(kind="create", socket=("L", "sg"), session="build_")
 
 
 def test_a_kill_without_a_target_ends_the_latest_session_on_its_socket() -> None:
@@ -113,3 +123,19 @@ def test_tmux_says_which_sessions_still_run(make_ctx: MakeCtx, tmux_tmpdir: Path
     assert not running(OpenSession(socket=socket, session="quick", line=1, text="new"))
     assert not running(OpenSession(socket=socket, session="ap", line=1, text="new"))  # names match exactly
     assert not running(OpenSession(socket=("L", "other"), session="app", line=1, text="new"))
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize(
+    ("name", "target"),
+    [("build", "build."), ("app", "app.0"), ("app", "=app:0.0"), ("my.app", "my_app"), ("my.app", "my.app")],
+)
+def test_a_kill_ends_what_tmux_ends(tmux_tmpdir: Path, name: str, target: str) -> None:
+    # tmux names the session my_app, and reads the target my.app as pane "app" of a session "my".
+    for session in (name, "other"):
+        assert tmux(tmux_tmpdir, "new-session", "-d", "-s", session, "sleep 300").returncode == 0
+    tmux(tmux_tmpdir, "kill-session", "-t", target)
+    listed = tmux(tmux_tmpdir, "list-sessions", "-F", "#{session_name}").stdout.split()
+    commands = [f"tmux -L grading-test new -d -s {name}", f"tmux -L grading-test kill-session -t {target}"]
+    left = open_sessions(TMUX_SESSION_PATTERNS, list(enumerate(commands, 1)), negation=False)
+    assert [s.session for s in left] == [s for s in listed if s != "other"]

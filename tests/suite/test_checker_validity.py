@@ -81,6 +81,19 @@ def replace(pattern: str, by: str) -> Callable[[str], str | None]:
     return lambda command: re.sub(pattern, by, command)
 
 
+def both(
+    first: Callable[[str], str | None], then: Callable[[str], str | None]
+) -> Callable[[str], str | None]:
+    """``first``, then ``then`` on what it left (a dropped command stays dropped)."""
+    return lambda command: None if (edited := first(command)) is None else then(edited)
+
+
+# Until the session ends the recorder also samples the pane every 0.1 s, so a replay that takes longer
+# than that from the reply to cleanup.sh records the reply without any stop. A recorder that samples only
+# at start and at stop leaves the reply to the stop alone.
+SAMPLES_ONLY_WHEN_STOPPED = replace(r"record\.sh start ", "record.sh --interval 3600 start ")
+
+
 # fmt: off
 MUTATIONS = [
     # (lane, case, what the edited agent skipped, the edit, the check that must catch it)
@@ -91,7 +104,8 @@ MUTATIONS = [
     ("execution", "resize-demo", "resizing", drop(r"resize-window"), "resized-to-100x30"),
     ("execution", "crash-recovery", "keeping the pane", replace(r"\S*/run\.sh ", ""), "file-contains-2"),
     ("execution", "color-grid", "the screenshot", drop(r"screenshot\.sh"), "file-contains-1"),
-    ("execution", "export-proof", "stopping the recorder", drop(r"record\.sh stop"), "command-1"),
+    ("execution", "export-proof", "stopping the recorder",
+     both(SAMPLES_ONLY_WHEN_STOPPED, drop(r"record\.sh stop")), "command-1"),
     ("dogfood", "exploratory-qa", "a long line", drop(r"-l 'The quick"), "fixture-received-1"),
     ("dogfood", "paste-input-repro", "a real paste", drop(r"paste-buffer"), "fixture-received-1"),
     ("dogfood", "resize-regression", "recording", drop(r"record\.sh"), "bundle-recording"),
@@ -124,6 +138,16 @@ def test_a_cassette_without_the_key_step_fails_the_check_that_should_catch_it(
     key = (lane, case, "preloaded")
     assert run.results[key]["status"] == "failed", run.results[key]["grade"]
     assert check in run.failed_checks(key), run.results[key]["grade"]["reasons"]
+
+
+def test_a_recorder_that_samples_only_when_stopped_still_records_the_reply(
+    run_suite: RunSuite, suite_copy: Path
+) -> None:
+    cassette = suite_copy / "cassettes/claude/scripted/execution/export-proof/preloaded.jsonl"
+    assert _edit(cassette, SAMPLES_ONLY_WHEN_STOPPED) == 1
+    run = run_suite("--suite", str(suite_copy), "--case", "export-proof", "--condition", "preloaded")
+    key = ("execution", "export-proof", "preloaded")
+    assert run.results[key]["status"] == "passed", run.results[key]["grade"]["reasons"]
 
 
 def test_a_fixed_sleep_instead_of_waiting_fails_on_the_anti_pattern(

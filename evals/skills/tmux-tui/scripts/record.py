@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """record.py: record a tmux pane to an asciicast v2 file (standard library only).
 
-    record.py start SESSION OUT.cast [MAX_SECONDS]   start recording in the background, return at once
+    record.py start SESSION OUT.cast [MAX_SECONDS]   start recording in the background, return once the
+                                                     screen at start is recorded
     record.py stop OUT.cast                          take a last frame, stop, and print a summary
     record.py run SESSION OUT.cast [MAX_SECONDS]     record in the foreground until the session ends
 
@@ -86,11 +87,19 @@ def summary(out_path: str) -> str:
     return f"record: {out_path}: asciicast v2, {frames} frame(s), {length:.1f}s"
 
 
+def has_frame(out_path: Path) -> bool:
+    try:
+        return out_path.read_text(encoding="utf-8").count("\n") >= 2  # the header, then a whole frame
+    except OSError:
+        return False
+
+
 def start(args: argparse.Namespace) -> int:
     if pane_size(args.socket, args.session) is None:
         print(f"record: no session {args.session!r} on socket {args.socket!r}", file=sys.stderr)
         return 2
-    pid_file = Path(args.out + ".pid")
+    pid_file, out = Path(args.out + ".pid"), Path(args.out)
+    out.unlink(missing_ok=True)  # an earlier recording there must not pass for this one's first frame
     if os.fork() == 0:
         # A new session, so the recorder outlives the shell that started it (and its process group).
         os.setsid()
@@ -102,9 +111,9 @@ def start(args: argparse.Namespace) -> int:
         pid_file.write_text(str(os.getpid()))
         os._exit(record(args.session, args.out, args.max_seconds, args.interval, args.socket))
     deadline = time.time() + 5
-    while time.time() < deadline and not (pid_file.exists() and Path(args.out).exists()):
-        time.sleep(0.02)  # until the recorder has written its header
-    if not Path(args.out).exists():
+    while time.time() < deadline and not (pid_file.exists() and has_frame(out)):
+        time.sleep(0.02)  # until the screen at start is recorded: what follows start comes after it
+    if not has_frame(out):
         print("record: the recorder did not start", file=sys.stderr)
         return 1
     print(f"record: recording {args.session} to {args.out} (stop with: record.sh stop {args.out})")
