@@ -33,7 +33,7 @@ import anyio
 import anyio.to_thread
 
 from ..plugins import sandbox_backend
-from ..process import run_process
+from ..process import command_line, left_running, run_process
 from .base import SandboxSpec, SandboxUnavailable, TrialSandbox
 
 # ioctl(2) on a namespace file: a file of the user namespace that owns it (linux/nsfs.h).
@@ -42,7 +42,6 @@ _READY: Final = b"ready\n"
 _CHDIR_AND_RUN: Final = 'cd -- "$0" || exit 127; exec "$@"'
 _STOP_TIMEOUT_S: Final = 5.0
 _PROBE_TIMEOUT_S: Final = 20.0
-_CMDLINE_SHOWN: Final = 200
 # Daemons whose sockets would hand a trial the machine (a root container engine) or the desktop session:
 # each one present is covered with /dev/null inside, since a read-only mount still lets a client connect.
 _DAEMON_SOCKETS: Final = (
@@ -282,7 +281,7 @@ class _Keeper:
     def stop(self) -> tuple[str, ...]:
         """Kill the keeper and with it every process of the sandbox; a warning for each one still running."""
         with self._lock:
-            left = [f"`{cmd}` (PID {pid})" for pid, cmd in self._members() if pid not in self.waiter]
+            left = [(pid, cmd) for pid, cmd in self._members() if pid not in self.waiter]
             with contextlib.suppress(ProcessLookupError):
                 os.kill(self.popen.pid, signal.SIGKILL)
             with contextlib.suppress(subprocess.TimeoutExpired):
@@ -291,7 +290,7 @@ class _Keeper:
             if self._user_fd is not None:
                 os.close(self._user_fd)
                 self._user_fd = None
-        return tuple(f"still running when the trial ended, stopped by its sandbox: {what}" for what in left)
+        return tuple(left_running(command, pid, by="its sandbox") for pid, command in left)
 
     def _members(self) -> list[tuple[int, str]]:
         """The live processes of the sandbox's PID namespace, init and the keeper's own excluded."""
@@ -303,12 +302,11 @@ class _Keeper:
             try:
                 if os.readlink(f"/proc/{pid}/ns/pid") != wanted or _state(pid) in "ZX":
                     continue
-                with open(f"/proc/{pid}/cmdline", "rb") as file:
-                    raw = file.read(4096)
             except OSError:
                 continue  # gone meanwhile
-            command = raw.rstrip(b"\0").replace(b"\0", b" ").decode("utf-8", errors="replace")
-            found.append((pid, command[:_CMDLINE_SHOWN]))
+            command = command_line(pid)
+            if command is not None:
+                found.append((pid, command))
         return found
 
 

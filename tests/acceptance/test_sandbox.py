@@ -145,6 +145,8 @@ def test_without_the_sandbox_the_same_agent_escapes_and_the_run_says_it_was_unsa
     assert CANARY in got["result"]["grade"]["checks"][0]["message"] or _files_holding(
         _run_dir(got["root"]), CANARY
     )
+    stopped = [w for w in got["result"]["warnings"] if "stopped by cleanup" in w]
+    assert any(f"`sleep {got['marker']}`" in w for w in stopped), got["result"]["warnings"]
     run = json.loads((_run_dir(got["root"]) / "run.json").read_text())
     assert run["settings"]["sandbox"] == "none"
     assert "Sandbox: none" in (_run_dir(got["root"]) / "report.md").read_text()
