@@ -21,7 +21,7 @@ import msgspec
 
 from ..errors import SkillgymError
 from ..model import Data
-from ..process import ProcessResult, run_process
+from ..process import ProcessResult, check_startable, run_process
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -91,6 +91,8 @@ class TrialSandbox(abc.ABC):
         if isinstance(argv, str) or not argv:
             return await run_process(argv, cwd=cwd, env=env, timeout_s=timeout_s, **options)  # its error
         inside = await self.command(argv, cwd=str(cwd))
+        if inside != list(argv):
+            check_startable(argv, cwd=cwd, env=env)  # the wrapper always starts: tell a missing program
         result = await run_process(inside, cwd=cwd, env=env, timeout_s=timeout_s, **options)
         return result if inside == list(argv) else _as_given(result, argv)
 

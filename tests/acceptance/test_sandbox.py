@@ -53,7 +53,8 @@ echo out > ../../escape 2>/dev/null
 echo out > "$suite/escape" 2>/dev/null
 key=$(cat "$home/.ssh/id_rsa" 2>/dev/null)
 memory=$(cat "$home/.claude/CLAUDE.md" 2>/dev/null)
-setsid nohup sleep "$marker" > /dev/null 2>&1 &
+setsid sh -c 'touch daemon.up; exec sleep "$0"' "$marker" > /dev/null 2>&1 &
+while [ ! -f daemon.up ]; do sleep 0.01; done
 i=0
 while [ $i -lt 200 ]; do sleep "$marker" & i=$((i + 1)); done
 echo done > done.txt
