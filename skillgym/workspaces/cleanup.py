@@ -35,8 +35,9 @@ async def cleanup(layout: TrialLayout, *, trial_id: str, keep_workspace: bool) -
     1. ``tmux -S <socket> kill-server`` for every socket under the trial's ``tmux_tmpdir``;
     2. SIGTERM, then SIGKILL, every process of this user started with ``SKILLGYM_TRIAL_ID=<trial_id>``
        (daemons that left the trial's process group with setsid or double forks);
-    3. remove the tmux socket dir, and the workspace, home and temp folder unless ``keep_workspace`` (inside a run's
-       ``background_removal`` block this is handed to its worker and done by the end of the block).
+    3. remove the tmux socket dir, and the workspace, home and temp folder unless ``keep_workspace``
+       (inside a run's ``background_removal`` block this is handed to its worker and done by the end of
+       the block).
 
     Runs to the end even when the caller is cancelled, so a trial interrupted by Ctrl-C still leaves no
     process behind. Returns what it did; anything it could not undo is in ``survivors`` and ``problems``.
