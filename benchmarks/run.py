@@ -332,7 +332,8 @@ def concurrency(opts: Options) -> list[tuple[str, str]]:
         for number in range(opts.repeat):
             out = Path(tmp) / f"runs-{number}"
             args = ["run", "--suite", str(suite), "--provider", "command", "--agent-command", agent]
-            args += ["--concurrency", "50", "--output", str(out)]
+            # The harness against the bare agent floor: the sandbox's own cost is the `sandbox` benchmark's.
+            args += ["--concurrency", "50", "--sandbox", "none", "--output", str(out)]
             measured = _timed_cli(args, Path(tmp))
             if measured.rc != 0:
                 raise RuntimeError(f"exit {measured.rc}: {_why(measured)}")
