@@ -11,6 +11,7 @@ import argparse
 import importlib.metadata
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -331,7 +332,8 @@ def concurrency(opts: Options) -> list[tuple[str, str]]:
         for number in range(opts.repeat):
             out = Path(tmp) / f"runs-{number}"
             args = ["run", "--suite", str(suite), "--provider", "command", "--agent-command", agent]
-            args += ["--concurrency", "50", "--output", str(out)]
+            # The harness against the bare agent floor: the sandbox's own cost is the `sandbox` benchmark's.
+            args += ["--concurrency", "50", "--sandbox", "none", "--output", str(out)]
             measured = _timed_cli(args, Path(tmp))
             if measured.rc != 0:
                 raise RuntimeError(f"exit {measured.rc}: {_why(measured)}")
@@ -409,6 +411,46 @@ def example_suite(opts: Options) -> list[tuple[str, str]]:
     if runs[-1].rc not in (0, 1):
         return [(label, outcome)]
     return [(label, f"{_figures(runs)}; {outcome}")]
+
+
+@benchmark
+def sandbox(opts: Options) -> list[tuple[str, str]]:
+    """What the trial sandbox costs: --sandbox bwrap against --sandbox none, paired and alternating, on the
+    concurrency run (400 x 0.25 s command agents at 50) and the example suite (160 replayed trials)."""
+    if shutil.which("bwrap") is None:
+        return [("sandbox", "bubblewrap is not installed: nothing to compare")]
+    rows: list[tuple[str, str]] = []
+    with tempfile.TemporaryDirectory(dir=_scratch()) as tmp:
+        suite = _generated_suite(Path(tmp) / "evals", 100)
+        script = Path(tmp) / "agent.sh"
+        script.write_text(
+            "cat >/dev/null\nsleep 0.25\n"
+            'printf \'%s\\n\' \'{"type":"result","text":"I would wait until it prints Listening"}\'\n'
+        )
+        agent = ["--suite", str(suite), "--provider", "command", "--agent-command", f"sh {script}"]
+        cases = {
+            "400 x 0.25 s at concurrency 50, run.start to run.finish": [*agent, "--concurrency", "50"],
+            "example suite (160 replayed trials), run.start to run.finish": [],
+        }
+        for label, args in cases.items():
+            spans: dict[str, list[float]] = {"bwrap": [], "none": []}
+            for number in range(opts.repeat):
+                for mode in ("bwrap", "none") if number % 2 == 0 else ("none", "bwrap"):
+                    out = Path(tmp) / f"runs-{len(rows)}-{mode}-{number}"
+                    measured = _timed_cli(["run", *args, "--sandbox", mode, "--output", str(out)], REPO)
+                    if measured.rc not in (0, 1):
+                        raise RuntimeError(f"--sandbox {mode}: exit {measured.rc}: {_why(measured)}")
+                    spans[mode].append(_run_span(out))
+            boxed, bare = statistics.median(spans["bwrap"]), statistics.median(spans["none"])
+            shown = {mode: ", ".join(f"{x:.2f}" for x in values) for mode, values in spans.items()}
+            rows.append(
+                (
+                    label,
+                    f"bwrap {boxed:.2f} s ({shown['bwrap']}), none {bare:.2f} s ({shown['none']}): "
+                    f"{boxed / bare:.2f}x",
+                )
+            )
+    return rows
 
 
 def _suite_outcome(last: Measured, reports: list[Path]) -> str:

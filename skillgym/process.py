@@ -226,6 +226,24 @@ def processes_by_env(key: str, values: Iterable[str]) -> dict[str, list[int]]:
     return found
 
 
+def command_line(pid: int, limit: int = 200, *, proc: str = "/proc") -> str | None:
+    """Process ``pid``'s command line as one string of at most ``limit`` characters; None once it is gone.
+
+    ``proc`` is where the process's procfs is (a sandbox's own, for a PID of that sandbox).
+    """
+    try:
+        with open(f"{proc}/{pid}/cmdline", "rb") as file:
+            raw = file.read(4096)
+    except OSError:
+        return None
+    return raw.rstrip(b"\0").replace(b"\0", b" ").decode("utf-8", errors="replace")[:limit]
+
+
+def left_running(command: str, pid: int | str, *, by: str) -> str:
+    """The warning for a process that outlived its trial: which one, and what stopped it."""
+    return f"still running when the trial ended, stopped by {by}: `{command}` (PID {pid})"
+
+
 async def kill_pids(pids: Iterable[int], grace_s: float = 2.0) -> list[int]:
     """SIGTERM each of ``pids``, wait up to ``grace_s``, SIGKILL the rest; return those still running.
 

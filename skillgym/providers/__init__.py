@@ -10,7 +10,7 @@ from pathlib import Path
 
 import msgspec
 
-from ..plugins import PROVIDERS, load_plugins
+from ..plugins import PROVIDERS, PluginError, load_plugins
 from .agent_cli import AgentCliProvider as AgentCliProvider
 from .base import Detection as Detection
 from .base import Provider as Provider
@@ -26,6 +26,18 @@ from .stub import StubProvider as StubProvider
 from .tracefmt import StreamParseError as StreamParseError
 
 _DEFAULTS = ProviderSettings()
+# What every provider declares (``Provider``'s properties): checked once when one is built, so a plug-in
+# written for an older contract is one clear error instead of a crash in the middle of a run.
+REQUIRED: tuple[str, ...] = (
+    "name",
+    "skill_dirs",
+    "runs_agent",
+    "passthrough_env",
+    "home_env",
+    "stream_format",
+    "network",
+    "sandbox_readable",
+)
 
 
 def provider_names() -> tuple[str, ...]:
@@ -37,7 +49,15 @@ def make_provider(name: str, *, suite_root: Path, settings: ProviderSettings = _
     """The provider called ``name``; raises ``UsageError`` for an unknown name or bad settings."""
     load_plugins()
     factory = PROVIDERS.get(name)
-    return factory.from_settings(msgspec.structs.replace(settings, suite_root=str(suite_root)))
+    built = factory.from_settings(msgspec.structs.replace(settings, suite_root=str(suite_root)))
+    missing = [attribute for attribute in REQUIRED if not hasattr(built, attribute)]
+    if missing:
+        raise PluginError(
+            f"provider {name!r} ({PROVIDERS.origin(name)}) lacks {', '.join(missing)}; a provider declares "
+            "every property of skillgym.providers.base.Provider (network: 'host' or 'none'; "
+            "sandbox_readable: a tuple of folders, usually ())"
+        )
+    return built
 
 
 __all__ = (

@@ -21,7 +21,7 @@ import msgspec
 
 from ..errors import SkillgymError
 from ..model import Data
-from ..process import ProcessResult, run_process
+from ..process import ProcessResult, check_startable, run_process
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -30,8 +30,6 @@ Network = Literal["host", "none"]
 NETWORKS: Final[tuple[Network, ...]] = ("host", "none")
 # bubblewrap is Linux's; elsewhere a run is unsandboxed unless asked otherwise, and says so.
 DEFAULT_SANDBOX: Final = "bwrap" if sys.platform.startswith("linux") else "none"
-
-
 UNSANDBOXED_WARNING: Final = (
     "skillgym: warning: --sandbox none: trials are not sandboxed; an agent can write anywhere you can, "
     "read your home folder and leave processes running"
@@ -91,8 +89,12 @@ class TrialSandbox(abc.ABC):
         if isinstance(argv, str) or not argv:
             return await run_process(argv, cwd=cwd, env=env, timeout_s=timeout_s, **options)  # its error
         inside = await self.command(argv, cwd=str(cwd))
+        if inside == list(argv):
+            return await run_process(argv, cwd=cwd, env=env, timeout_s=timeout_s, **options)
+        check_startable(argv, cwd=cwd, env=env)  # the wrapper itself always starts: tell a missing program
         result = await run_process(inside, cwd=cwd, env=env, timeout_s=timeout_s, **options)
-        return result if inside == list(argv) else _as_given(result, argv)
+        # Callers show the argv they asked for in their messages and logs, not the wrapper around it.
+        return msgspec.structs.replace(result, argv=tuple(argv))
 
 
 class Unsandboxed(TrialSandbox):
@@ -122,11 +124,6 @@ class SandboxBackend(Protocol):
     def open(self, spec: SandboxSpec) -> TrialSandbox:
         """The sandbox of one trial (cheap: the backend starts it at the first command)."""
         ...
-
-
-def _as_given(result: ProcessResult, argv: Sequence[str]) -> ProcessResult:
-    # Callers show the argv they asked for in their messages and logs, not the wrapper around it.
-    return msgspec.structs.replace(result, argv=tuple(argv))
 
 
 def make_backend(name: str) -> SandboxBackend:

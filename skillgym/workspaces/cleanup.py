@@ -11,7 +11,7 @@ from typing import Final
 import anyio.to_thread
 
 from ..model import Data
-from ..process import ProcessStartError, kill_pids, run_process
+from ..process import ProcessStartError, command_line, kill_pids, left_running, run_process
 from .env import TRIAL_ID_VAR
 from .layout import TrialLayout
 from .removal import discard
@@ -35,8 +35,9 @@ async def cleanup(layout: TrialLayout, *, trial_id: str, keep_workspace: bool) -
     1. ``tmux -S <socket> kill-server`` for every socket under the trial's ``tmux_tmpdir``;
     2. SIGTERM, then SIGKILL, every process of this user started with ``SKILLGYM_TRIAL_ID=<trial_id>``
        (daemons that left the trial's process group with setsid or double forks);
-    3. remove the tmux socket dir, and the workspace and home unless ``keep_workspace`` (inside a run's
-       ``background_removal`` block this is handed to its worker and done by the end of the block).
+    3. remove the tmux socket dir, and the workspace, home and temp folder unless ``keep_workspace``
+       (inside a run's ``background_removal`` block this is handed to its worker and done by the end of
+       the block).
 
     Runs to the end even when the caller is cancelled, so a trial interrupted by Ctrl-C still leaves no
     process behind. Returns what it did; anything it could not undo is in ``survivors`` and ``problems``.
@@ -47,8 +48,16 @@ async def cleanup(layout: TrialLayout, *, trial_id: str, keep_workspace: bool) -
         tmux_dir = Path(layout.tmux_tmpdir)
         sockets = await anyio.to_thread.run_sync(_tmux_sockets, tmux_dir) if _has_entries(tmux_dir) else []
         for socket in sockets:
-            await _kill_tmux_server(socket)
+            if await _kill_tmux_server(socket):
+                problems.append(
+                    f"still running when the trial ended, stopped by cleanup: the tmux server on {socket}"
+                )
         pids = await tagged_pids(trial_id)
+        # Named before they are stopped: a process the trial left running is worth a warning.
+        commands = [(pid, command_line(pid)) for pid in pids]
+        problems += [
+            left_running(command, pid, by="cleanup") for pid, command in commands if command is not None
+        ]
         survivors = await kill_pids(pids) if pids else []
         if survivors:
             problems.append(
@@ -57,7 +66,7 @@ async def cleanup(layout: TrialLayout, *, trial_id: str, keep_workspace: bool) -
             )
         doomed = [layout.tmux_tmpdir]
         if not keep_workspace:
-            doomed += [layout.workspace, layout.home]
+            doomed += [layout.workspace, layout.home, layout.tmp]
         problems += await discard(doomed)
     return CleanupReport(
         tmux_sockets=tuple(str(s) for s in sockets),
@@ -87,11 +96,15 @@ def _tmux_sockets(tmpdir: Path) -> list[Path]:
     return sorted(found)
 
 
-async def _kill_tmux_server(socket: Path) -> None:
+async def _kill_tmux_server(socket: Path) -> bool:
+    """True when a server was there to stop."""
     # A stale socket (server already gone) or a missing tmux binary is nothing left to stop; a server
     # that ignores kill-server is still tagged with the trial id and goes in the process sweep.
     env = {"PATH": os.environ.get("PATH", os.defpath)}
-    with contextlib.suppress(ProcessStartError):
-        await run_process(
+    try:
+        result = await run_process(
             ["tmux", "-S", str(socket), "kill-server"], cwd=Path("/"), env=env, timeout_s=_TMUX_KILL_TIMEOUT_S
         )
+    except ProcessStartError:
+        return False
+    return result.exit_code == 0

@@ -53,7 +53,8 @@ echo out > ../../escape 2>/dev/null
 echo out > "$suite/escape" 2>/dev/null
 key=$(cat "$home/.ssh/id_rsa" 2>/dev/null)
 memory=$(cat "$home/.claude/CLAUDE.md" 2>/dev/null)
-setsid nohup sleep "$marker" > /dev/null 2>&1 &
+setsid sh -c 'touch daemon.up; exec sleep "$0"' "$marker" > /dev/null 2>&1 &
+while [ ! -f daemon.up ]; do sleep 0.01; done
 i=0
 while [ $i -lt 200 ]; do sleep "$marker" & i=$((i + 1)); done
 echo done > done.txt
@@ -145,6 +146,8 @@ def test_without_the_sandbox_the_same_agent_escapes_and_the_run_says_it_was_unsa
     assert CANARY in got["result"]["grade"]["checks"][0]["message"] or _files_holding(
         _run_dir(got["root"]), CANARY
     )
+    stopped = [w for w in got["result"]["warnings"] if "stopped by cleanup" in w]
+    assert any(f"`sleep {got['marker']}`" in w for w in stopped), got["result"]["warnings"]
     run = json.loads((_run_dir(got["root"]) / "run.json").read_text())
     assert run["settings"]["sandbox"] == "none"
     assert "Sandbox: none" in (_run_dir(got["root"]) / "report.md").read_text()

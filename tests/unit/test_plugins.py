@@ -217,3 +217,27 @@ def test_a_provider_and_a_reporter_from_an_installed_package_run_through_the_cli
     wrong = skillgym("run", "--suite", str(suite), "--provider", "echo")
     assert wrong.returncode == 2
     assert f"valid providers: {providers}" in " ".join(wrong.stderr.split())
+
+
+def test_a_provider_written_for_an_older_contract_is_one_clear_error(tmp_path: Path) -> None:
+    from skillgym.plugins import PluginError, provider
+    from skillgym.providers import make_provider
+
+    @provider
+    class Old:
+        name = "old-agent"
+        skill_dirs = ()
+        runs_agent = True
+        passthrough_env = ()
+        home_env: dict[str, str] = {}
+        stream_format = None
+
+        @classmethod
+        def from_settings(cls, settings: object) -> Old:
+            return cls()
+
+    try:
+        with pytest.raises(PluginError, match=r"'old-agent' .* lacks network, sandbox_readable"):
+            make_provider("old-agent", suite_root=tmp_path)
+    finally:
+        PROVIDERS.remove("old-agent")

@@ -108,7 +108,9 @@ async def test_kills_a_daemon_tagged_with_the_trial_id_and_spares_others(
 
     assert report.killed == (mine,)
     assert report.survivors == ()
-    assert report.problems == ()
+    assert report.problems == (
+        f"still running when the trial ended, stopped by cleanup: `sleep 300` (PID {mine})",
+    )
     assert not alive(mine)
     assert alive(other)
 
