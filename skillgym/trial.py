@@ -196,7 +196,8 @@ def _sandbox(
             env=env,
             suite_root=_resolved(suite_root),
             network=network,
-            readable=(*provider.sandbox_readable, *_folders(needs.readable if needs else (), suite_root)),
+            programs=provider.sandbox_readable,
+            readable=_folders(needs.readable if needs else (), suite_root),
             writable=(*settings.sandbox_writable, *_folders(needs.writable if needs else (), suite_root)),
         )
     )

@@ -24,7 +24,6 @@ from ..process import ProcessResult, ProcessStartError, run_process
 from ..redact import REDACTED, secret_values
 from ..results import ErrorClass
 from ..sandboxes.base import Network
-from ..sandboxes.spec import install_root
 from ..trace import Trace
 from .base import Detection, ProviderRequest, ProviderResult, ProviderSettings
 from .cassette import CASSETTE_VERSION, DEFAULT_MODEL, CassetteMeta, write_cassette
@@ -98,7 +97,7 @@ class AgentCliProvider(abc.ABC):
 
     @property
     def sandbox_readable(self) -> tuple[str, ...]:
-        return (install_root(self._resolved),) if self._resolved else ()
+        return (self._resolved,) if self._resolved else ()
 
     @classmethod
     def from_settings(cls, settings: ProviderSettings) -> Self:

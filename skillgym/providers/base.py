@@ -103,8 +103,8 @@ class Provider(Protocol):
 
     @property
     def sandbox_readable(self) -> tuple[str, ...]:
-        """Folders its agent must read that a sandbox would hide (its own install folder in the user's
-        home); read after ``detect``."""
+        """Files and folders its agent runs or reads that a sandbox would hide (its executable in the
+        user's home): each keeps its install folder readable; read after ``detect``."""
         ...
 
     @property

@@ -18,7 +18,6 @@ from ..plugins import provider
 from ..process import ProcessResult, ProcessStartError
 from ..results import ErrorClass
 from ..sandboxes.base import Network
-from ..sandboxes.spec import install_root
 from ..trace import Trace
 from .agent_cli import Failure, record_stream
 from .base import Detection, ProviderRequest, ProviderResult, ProviderSettings
@@ -76,11 +75,7 @@ class CommandProvider:
     def __init__(self, argv: Sequence[str]) -> None:
         self.argv = absolute_program(argv)
         # The program and the scripts it is given, wherever they live (a sandbox hides the user's home).
-        self.sandbox_readable = tuple(
-            dict.fromkeys(
-                install_root(arg) for arg in self.argv if os.path.isabs(arg) and os.path.exists(arg)
-            )
-        )
+        self.sandbox_readable = tuple(arg for arg in self.argv if os.path.isabs(arg) and os.path.exists(arg))
 
     @classmethod
     def from_settings(cls, settings: ProviderSettings) -> CommandProvider:

@@ -56,14 +56,36 @@ def trial_spec(
     env: Mapping[str, str],
     suite_root: str,
     network: Network,
+    programs: Sequence[str] = (),
     readable: Sequence[str] = (),
     writable: Sequence[str] = (),
     hidden: Sequence[str] | None = None,
 ) -> SandboxSpec:
-    """The sandbox of one trial: ``readable`` and ``writable`` are the provider's and the case's own
-    folders; ``hidden`` defaults to ``user_private_folders()``."""
+    """The sandbox of one trial.
+
+    ``programs`` are files and folders the agent runs or reads (the provider's ``sandbox_readable``):
+    each keeps its install folder readable, or only itself where that folder would hold a hidden one
+    (a script right in the home must not open the whole home). ``readable`` and ``writable`` are what the
+    case or the run declares, kept as given. ``hidden`` defaults to ``user_private_folders()``.
+    """
     hide = tuple(hidden) if hidden is not None else user_private_folders()
-    kept = (*_kept_by_default(env.get("PATH", ""), suite_root), *readable)
+
+    def holds_hidden(folder: str) -> bool:
+        return any(_below(h, os.path.realpath(folder)) for h in hide)
+
+    def widened(path: str, wide: str) -> list[str]:
+        # The install folder if it holds nothing hidden, else the path alone if that holds nothing hidden.
+        return [wide] if not holds_hidden(wide) else [] if holds_hidden(path) else [path]
+
+    entries = [e for e in env.get("PATH", "").split(os.pathsep) if e]
+    kept = [
+        *(kept for e in entries for kept in widened(e, install_root_of_entry(e))),
+        sys.prefix,
+        sys.base_prefix,
+        suite_root,
+        *(kept for p in programs for kept in widened(p, install_root(p) if os.path.isfile(p) else p)),
+        *readable,
+    ]
     extra_writable = list(writable)
     if not _below(layout.tmux_tmpdir, layout.trial_dir):
         extra_writable.append(layout.tmux_tmpdir)  # a short socket dir, outside the trial for its length
@@ -77,13 +99,6 @@ def trial_spec(
         writable=tuple(_unique(extra_writable)),
         network=network,
     )
-
-
-@functools.lru_cache(maxsize=16)
-def _kept_by_default(search_path: str, suite_root: str) -> tuple[str, ...]:
-    """The install prefixes of PATH, Python's prefixes and the suite (the same for every trial of a run)."""
-    entries = (install_root_of_entry(e) for e in search_path.split(os.pathsep) if e)
-    return (*entries, sys.prefix, sys.base_prefix, suite_root)
 
 
 def install_root_of_entry(entry: str) -> str:

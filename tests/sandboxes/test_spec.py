@@ -98,3 +98,23 @@ def test_bwrap_mounts_in_an_order_that_keeps_what_is_hidden_hidden(tmp_path: Pat
     assert at("--remount-ro", str(home)) == len(args) - 2
     host = bwrap_args(trial_spec(layout_for(trial), env={}, suite_root="/x", network="host", hidden=[]))
     assert "--unshare-net" not in host
+
+
+def test_a_program_or_path_entry_right_in_the_home_keeps_only_itself_readable(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / "bin").mkdir(parents=True)
+    script = home / "agent.sh"
+    script.write_text("")
+    spec = trial_spec(
+        layout_for(tmp_path / "runs/t"),
+        env={"PATH": f"{home}/bin"},  # ~/bin: its prefix would be the home itself
+        suite_root="/srv/suite",
+        network="none",
+        programs=[str(script)],
+        hidden=[str(home)],
+    )
+    assert str(home) not in spec.readable
+    assert f"{home}/bin" in spec.readable and str(script) in spec.readable
+    opened = bwrap_args(spec)
+    assert opened[opened.index("--tmpfs") + 1] == str(home)
+    assert ["--ro-bind", str(home), str(home)] not in [opened[i : i + 3] for i in range(len(opened))]
