@@ -135,7 +135,11 @@ class BwrapSandbox(TrialSandbox):
                 if self._closed:
                     raise SandboxUnavailable("the trial's sandbox was already closed")
                 if self._keeper is None:
-                    self._keeper = await anyio.to_thread.run_sync(_Keeper.start, self.spec, self._bwrap)
+                    # Started from this thread, the event loop's, which lives as long as the run: with
+                    # --die-with-parent the kernel ends the sandbox when the thread that started it ends,
+                    # and worker threads end whenever they idle.
+                    popen, info_fd = _spawn(self.spec, self._bwrap)
+                    self._keeper = await anyio.to_thread.run_sync(_Keeper.ready, popen, info_fd, self.spec)
                 keeper = self._keeper
         assert keeper is not None
         return [*keeper.enter(self._nsenter, cwd), *argv]
@@ -206,6 +210,30 @@ def _present_sockets() -> Iterator[str]:
             yield real
 
 
+def _spawn(spec: SandboxSpec, bwrap: str) -> tuple[subprocess.Popen[bytes], int]:
+    """Start a keeper for ``spec``: its process, and the pipe its namespaces' info arrives on."""
+    os.makedirs(spec.tmp, mode=0o700, exist_ok=True)
+    read, write = os.pipe()
+    argv = [bwrap, *bwrap_args(spec), "--info-fd", str(write), "--", "sh", "-c", "echo ready; read -r _"]
+    try:
+        popen = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            pass_fds=(write,),
+            cwd="/",
+            env={"PATH": os.environ.get("PATH", os.defpath)},
+            start_new_session=True,
+        )
+    except OSError as exc:
+        os.close(read)
+        raise SandboxUnavailable(f"cannot start bubblewrap ({bwrap}): {exc.strerror or exc}") from exc
+    finally:
+        os.close(write)
+    return popen, read
+
+
 class _Keeper:
     """The running ``bwrap`` of one trial: its init's PID, and how to enter its namespaces."""
 
@@ -219,41 +247,12 @@ class _Keeper:
         self._lock = threading.Lock()
 
     @classmethod
-    def start(cls, spec: SandboxSpec, bwrap: str) -> _Keeper:
-        """Start the keeper and wait until its sandbox is set up (the first line it prints)."""
-        os.makedirs(spec.tmp, mode=0o700, exist_ok=True)
-        read, write = os.pipe()
+    def ready(cls, popen: subprocess.Popen[bytes], info_fd: int, spec: SandboxSpec) -> _Keeper:
+        """Wait until the keeper's sandbox is set up (the first line it prints); it is killed if never."""
         try:
-            argv = [
-                bwrap,
-                *bwrap_args(spec),
-                "--info-fd",
-                str(write),
-                "--",
-                "sh",
-                "-c",
-                "echo ready; read -r _",
-            ]
-            try:
-                popen = subprocess.Popen(
-                    argv,
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.PIPE,
-                    pass_fds=(write,),
-                    cwd="/",
-                    env={"PATH": os.environ.get("PATH", os.defpath)},
-                    start_new_session=True,
-                )
-            except OSError as exc:
-                raise SandboxUnavailable(f"cannot start bubblewrap ({bwrap}): {exc.strerror or exc}") from exc
-            os.close(write)
-            write = -1
-            info, ready = _read_start(popen, read)
+            info, ready = _read_start(popen, info_fd)
         finally:
-            os.close(read)
-            if write != -1:
-                os.close(write)
+            os.close(info_fd)
         if info is None or not ready:
             popen.kill()
             _, stderr = popen.communicate(timeout=_STOP_TIMEOUT_S)

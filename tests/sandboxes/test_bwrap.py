@@ -7,9 +7,12 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import time
 import uuid
 from pathlib import Path
 
+import anyio
+import anyio.to_thread
 import pytest
 
 from skillgym.process import ProcessStartError
@@ -178,3 +181,30 @@ def test_an_ordinary_user_gets_the_same_sandbox_as_their_own_uid(tmp_path: Path)
     assert ran.stdout.split() == ["65534", "0", "1"]
     assert not (tmp_path / "escape").exists()
     assert subprocess.run(["pgrep", "-f", "sleep 1000.77"], capture_output=True).returncode == 1
+
+
+async def test_the_sandbox_outlives_the_worker_thread_that_waited_for_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With --die-with-parent the kernel ends a sandbox when the thread that started it ends; anyio's
+    worker threads end when idle, so the keeper must be started from the event loop's thread."""
+    from anyio._backends import _asyncio
+
+    monkeypatch.setattr(_asyncio.WorkerThread, "MAX_IDLE_TIME", 0.05)
+    spec = _spec(tmp_path)
+    box = _box(spec)
+    try:
+        first = await box.run(["true"], cwd=Path(spec.trial_dir), env=ENV, timeout_s=30)
+        # Two workers, the one that may have started the keeper idle longest; anyio ends such a worker
+        # when it hands out the next piece of work.
+        async with anyio.create_task_group() as group:
+            group.start_soon(anyio.to_thread.run_sync, time.sleep, 0.1)
+            await anyio.sleep(0.02)
+            group.start_soon(anyio.to_thread.run_sync, time.sleep, 0.3)
+        await anyio.sleep(0.2)
+        await anyio.to_thread.run_sync(lambda: None)
+        await anyio.sleep(0.5)
+        second = await box.run(["echo", "still here"], cwd=Path(spec.trial_dir), env=ENV, timeout_s=30)
+    finally:
+        await box.close()
+    assert (first.exit_code, second.exit_code, second.stdout) == (0, 0, b"still here\n")
