@@ -383,3 +383,13 @@ def test_setup_agent_and_verifiers_share_one_sandbox_and_its_private_loopback(tm
     assert (workspace / "page.txt").read_text() == "served inside\n"
     stopped = [w for w in result["warnings"] if "stopped by its sandbox" in w]
     assert any(" serve` (PID " in w for w in stopped), result["warnings"]
+
+
+def test_a_writable_folder_that_does_not_exist_is_a_usage_error(tmp_path: Path) -> None:
+    root = write_suite(tmp_path / "evals", ENV_SUITE)
+    proc = run_cli(
+        "run", "--suite", str(root), "--sandbox-writable", str(tmp_path / "nowhere"), cwd=root.parent
+    )
+    assert proc.returncode == 2
+    assert "--sandbox-writable" in proc.stderr and "nowhere" in proc.stderr and "create it" in proc.stderr
+    assert not (root.parent / "runs").exists()
