@@ -262,6 +262,7 @@ def _run(args: argparse.Namespace, out: Console) -> int:
         return ExitCode.OK
     # The engine is imported only when a run really starts: `list` and `--dry-run` stay fast.
     from .launch import build_reporters, run_dir_of, start_run
+    from .providers.cassette import check_record_paths
     from .providers.command import with_absolute_program
     from .report import load_report
     from .runner import RunOptions, new_run_id
@@ -269,6 +270,11 @@ def _run(args: argparse.Namespace, out: Console) -> int:
     if args.concurrency < 1:
         raise UsageError(f"--concurrency must be at least 1, got {args.concurrency}")
     preflight_run(snapshots, plan.providers)  # a broken snapshot file stops the run before any token
+    if args.record:
+        check_record_paths(
+            Path(suite.root),
+            ((i.id.provider, i.model, i.id.lane, i.id.case_id, i.id.condition) for i in plan.items),
+        )
     baseline = load_report(args.compare_baseline) if args.compare_baseline else None
     SANDBOXES.get(args.sandbox)  # an unknown name is a UsageError listing the valid ones
     options = RunOptions(

@@ -9,6 +9,10 @@ from .identity import TrialId, trial_id
 from .identity import item_key as item_key
 from .model import LANES, Case, Data, Lane, Suite, WorkspacePreset
 
+# The most trials one plan may hold. Every trial is a work item in memory, a line in the dry run and a
+# folder in the run directory, so a plan past this is a typo (--trials 100000000), not a measurement.
+MAX_PLAN_TRIALS = 1_000_000
+
 
 class WorkItem(Data, frozen=True, kw_only=True):
     """One trial to run; ``id.key`` is stable across runs and mirrors the trial's directory."""
@@ -62,6 +66,7 @@ def build_plan(
     chosen_conditions = tuple(c for c in condition_ids if not conditions or c in conditions)
     chosen_providers = tuple(dict.fromkeys(providers))
     cases = [c for c in suite.cases if (not case_ids or c.id in case_ids) and c.lane in chosen_lanes]
+    _check_size(cases, chosen_conditions, chosen_providers, trials)
     items: list[WorkItem] = []
     for lane in chosen_lanes:
         for case in (c for c in cases if c.lane == lane):
@@ -80,6 +85,21 @@ def build_plan(
         items=tuple(items),
         presets=tuple(p for p in suite.presets if p.id in used_presets),
     )
+
+
+def _check_size(
+    cases: Sequence[Case], conditions: Sequence[str], providers: Sequence[str], trials: int
+) -> None:
+    """Refuse a plan of more than ``MAX_PLAN_TRIALS`` trials before building a single item."""
+    pairs = sum(1 for case in cases for condition in conditions if condition in case.conditions)
+    total = pairs * len(providers) * trials
+    if total > MAX_PLAN_TRIALS:
+        raise UsageError(
+            f"the plan would hold {total:,} trials ({pairs:,} case/condition pair(s) x {len(providers)} "
+            f"provider(s) x {trials:,} trial(s)), more than the {MAX_PLAN_TRIALS:,} one plan may hold: "
+            "every trial is kept in memory and gets its own folder; lower --trials or narrow the plan "
+            "with --case, --condition or --provider"
+        )
 
 
 def _nothing_to_run(

@@ -17,7 +17,7 @@ from typing import Final
 
 import msgspec
 
-from ..errors import SkillgymError
+from ..errors import SkillgymError, UsageError
 from ..files import write_atomic
 from ..model import Data, Lane
 from ..results import ErrorClass
@@ -99,6 +99,29 @@ def cassette_candidates(
                 "remove the symlink that leads out of the cassettes dir"
             )
     return candidates
+
+
+def check_record_paths(suite_root: Path, trials: Iterable[tuple[str, str | None, str, str, str]]) -> None:
+    """Refuse, before a --record run writes anything, a trial whose cassette could not be saved.
+
+    ``trials`` are ``(provider, model, lane, case, condition)``. ``--model`` is the one segment the user
+    types on the command line: a model id with a ``/`` is fine for an agent CLI but not as a folder name.
+    """
+    for provider, model, lane, case, condition in dict.fromkeys(trials):
+        try:
+            check_segment(model or DEFAULT_MODEL, what="model")
+        except UnsafePathError as exc:
+            raise UsageError(
+                f"--record keeps cassettes in {CASSETTES_DIR}/<provider>/<model>/, so --model {model!r} "
+                "must be usable as one folder name (non-empty, not '.' or '..', no '/', '\\' or NUL); "
+                "drop --record or pass a model id without them"
+            ) from exc
+        try:
+            cassette_candidates(
+                suite_root, provider=provider, model=model, lane=lane, case=case, condition=condition, trial=1
+            )
+        except CassetteError as exc:
+            raise UsageError(f"--record cannot save {provider}/{lane}/{case}/{condition}: {exc}") from exc
 
 
 def find_cassette(candidates: Iterable[Path]) -> Path | None:

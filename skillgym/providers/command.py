@@ -87,6 +87,11 @@ class CommandProvider:
         if "/" not in program:
             if shutil.which(program) is None:
                 problem = f"agent command {program!r} was not found on PATH; check --agent-command"
+        elif os.path.isdir(program):
+            problem = (
+                f"agent command {program} is a directory; --agent-command expects a program: "
+                "name the executable file inside it"
+            )
         elif not os.path.isfile(program):
             problem = f"agent command {program} does not exist; check --agent-command"
         elif not os.access(program, os.X_OK):

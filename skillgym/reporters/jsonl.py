@@ -23,6 +23,8 @@ class JsonlReporter:
     def from_context(cls, context: ReporterContext) -> JsonlReporter:
         if context.output is None:
             raise UsageError("--reporter jsonl needs --reporter-output PATH (or - for stdout)")
+        if context.output != "-":
+            _check_writable_file(Path(context.output))
         return cls(context.output)
 
     def __init__(self, path: str) -> None:
@@ -33,7 +35,6 @@ class JsonlReporter:
     async def on_event(self, event: Event) -> None:
         if self._file is None:
             if self._owned:
-                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
                 self._file = Path(self.path).open("wb")  # noqa: SIM115 - open for the whole run
             else:
                 self._file = sys.stdout.buffer
@@ -44,3 +45,17 @@ class JsonlReporter:
         if self._file is not None and self._owned:
             self._file.close()
         self._file = None
+
+
+def _check_writable_file(path: Path) -> None:
+    """Refuse, before the run, an output the first event could not be written to."""
+    if path.is_dir():
+        raise UsageError(
+            f"--reporter-output {path} is a directory; the jsonl reporter writes one file: "
+            f"name a file, for example {path / 'events.jsonl'}"
+        )
+    if not path.parent.is_dir():
+        raise UsageError(
+            f"--reporter-output {path}: the folder {path.parent} does not exist; "
+            "create it first or fix the path"
+        )

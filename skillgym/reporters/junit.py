@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from collections import defaultdict
 from pathlib import Path
@@ -11,6 +12,21 @@ from ..files import write_atomic
 from ..plugins import reporter
 from ..results import TrialResult
 from .base import ReporterContext
+
+# What XML 1.0 forbids in a document even as a character reference: C0 controls other than tab, newline
+# and carriage return, lone surrogates, U+FFFE and U+FFFF. An agent's stderr or a quoted message can hold
+# any of them (a terminal escape, a stray \x01), and one of them makes the whole file unparsable.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _xml_safe(text: str) -> str:
+    """``text`` with every character XML 1.0 forbids written out as a visible escape (``\\x1b``)."""
+    return _NOT_XML.sub(_escaped, text)
+
+
+def _escaped(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def render_junit(run_id: str, results: list[TrialResult], notes: list[str] | None = None) -> bytes:
@@ -45,11 +61,12 @@ def render_junit(run_id: str, results: list[TrialResult], notes: list[str] | Non
             )
             reasons = list(r.grade.reasons) if r.grade is not None else []
             if r.status == "failed":
-                node = ET.SubElement(case, "failure", message=reasons[0] if reasons else "failed")
-                node.text = "\n".join(reasons)
+                node = ET.SubElement(case, "failure", message=_xml_safe(reasons[0]) if reasons else "failed")
+                node.text = _xml_safe("\n".join(reasons))
             elif r.status == "errored":
-                node = ET.SubElement(case, "error", message=f"{r.error_class}: {r.error_message or ''}")
-                node.text = "\n".join([r.error_message or "", *reasons]).strip()
+                message = f"{r.error_class}: {r.error_message or ''}"
+                node = ET.SubElement(case, "error", message=_xml_safe(message))
+                node.text = _xml_safe("\n".join([r.error_message or "", *reasons]).strip())
             out = ET.SubElement(case, "system-out")
             out.text = f"score {r.grade.score:.3f}" if r.grade is not None else "not graded"
     for key, value in totals.items():
@@ -57,7 +74,7 @@ def render_junit(run_id: str, results: list[TrialResult], notes: list[str] | Non
     if notes:
         props = ET.SubElement(root, "properties")
         for note in notes:
-            ET.SubElement(props, "property", name="note", value=note)
+            ET.SubElement(props, "property", name="note", value=_xml_safe(note))
     ET.indent(root)
     document: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
     return document + b"\n"
