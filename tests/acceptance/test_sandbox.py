@@ -198,6 +198,10 @@ def test_a_replayed_command_cannot_write_outside_the_workspace(tmp_path: Path) -
     proc = run_cli("run", "--suite", str(root), cwd=root.parent)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert not outside.exists()
+    said = "skillgym: note: replay plays the cassettes in "
+    assert said in proc.stderr and "cassettes/rec/m1; in the execution" in proc.stderr
+    run = json.loads(next((root.parent / "runs").glob("*/run.json")).read_text())
+    assert any("review cassettes like code" in note for note in run["notes"])
     unsandboxed = run_cli("run", "--suite", str(root), "--sandbox", "none", cwd=root.parent)
     assert unsandboxed.returncode == 0, unsandboxed.stderr
     assert outside.exists()
