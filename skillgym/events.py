@@ -54,6 +54,7 @@ class RunStart(_Event, frozen=True, kw_only=True, tag="run.start"):
     resumed: bool = False
     baseline_report: str | None = None  # --compare-baseline, so a rebuilt report compares again
     settings: dict[str, Any] = {}  # provider and workspace options a resume must reuse
+    notes: tuple[str, ...] = ()  # what the providers said at start (what replay re-enacts, for instance)
 
 
 class LaneStart(_Event, frozen=True, kw_only=True, tag="lane.start"):

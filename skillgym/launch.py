@@ -22,6 +22,7 @@ from .report import Report, load_report
 from .reporters.base import ReporterContext, ReportListener
 from .reporters.events_log import EventLogWriter
 from .reporters.final import FinalReporter, report_from, write_report
+from .reporters.notes import RunNotes
 from .results import TrialResult
 from .runner import RunOptions, RunOutcome, execute
 from .sandboxes.base import DEFAULT_SANDBOX, UNSANDBOXED_WARNING
@@ -51,7 +52,8 @@ def build_reporters(
     final = FinalReporter(
         run_dir, baseline=baseline, listeners=[s for s in named if isinstance(s, ReportListener)]
     )
-    return [EventLogWriter(run_dir / "events.jsonl"), final, *named]
+    notes = RunNotes(make_console(stderr=True))
+    return [EventLogWriter(run_dir / "events.jsonl"), final, notes, *named]
 
 
 def run_dir_of(options: RunOptions) -> Path:

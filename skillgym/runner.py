@@ -107,6 +107,14 @@ def counts_of(results: Sequence[TrialResult]) -> Counts:
 
 async def detect_providers(plan: Plan, suite: Suite, options: RunOptions) -> dict[str, Provider]:
     """Build and detect every provider once; any unavailable one stops the run before it starts."""
+    providers, _ = await detected(plan, suite, options)
+    return providers
+
+
+async def detected(
+    plan: Plan, suite: Suite, options: RunOptions
+) -> tuple[dict[str, Provider], tuple[str, ...]]:
+    """``detect_providers``, and the notes the providers want said at run start."""
     settings = ProviderSettings(
         replay_source=options.replay_source, agent_command=options.agent_command, model=plan.model
     )
@@ -121,7 +129,7 @@ async def detect_providers(plan: Plan, suite: Suite, options: RunOptions) -> dic
     ]
     if problems:
         raise ProviderUnavailable("\n".join(problems))
-    return providers
+    return providers, tuple(d.note for d in detections if d.note)
 
 
 async def check_sandbox(name: str) -> SandboxBackend:
@@ -269,7 +277,7 @@ async def execute(
     kept results, schedule the rest, and finish. Only the run directory's becoming unwritable raises.
     """
     sandbox = await check_sandbox(options.sandbox)
-    providers = await detect_providers(plan, suite, options)
+    providers, notes = await detected(plan, suite, options)
     run_id = options.run_id or new_run_id()
     run_dir = (run_dir or Path(options.output) / run_id).resolve()
     try:
@@ -281,7 +289,7 @@ async def execute(
         ) from exc
     with claim_run_dir(run_dir), _signal_handlers_restored():
         run = run_context(plan, suite, options, providers, run_id=run_id, run_dir=run_dir, sandbox=sandbox)
-        start = run_start(run, resumed=bool(done))
+        start = msgspec.structs.replace(run_start(run, resumed=bool(done)), notes=notes)
         _write_run_json(run_dir, start)
         t0 = time.monotonic()
         async with running_bus(*subscribers) as bus:

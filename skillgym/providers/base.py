@@ -20,6 +20,7 @@ class Detection(Data, frozen=True, kw_only=True):
     version: str | None = None
     default_model: str | None = None
     problem: str | None = None
+    note: str | None = None  # worth saying at run start (what a stand-in plays back, for instance)
 
 
 class ProviderRequest(Data, frozen=True, kw_only=True):

@@ -134,7 +134,11 @@ class ReplayProvider:
             recorded = getattr(PROVIDERS.get(provider), "skill_dirs", None)
             if isinstance(recorded, tuple) and recorded:
                 self.skill_dirs = recorded
-        return Detection(provider=self.name, available=True, default_model=model)
+        note = (
+            f"replay plays the cassettes in {self._root / provider / model}; in the execution and dogfood "
+            "lanes their recorded commands and file edits run again in each trial: review cassettes like code"
+        )
+        return Detection(provider=self.name, available=True, default_model=model, note=note)
 
     async def invoke(self, request: ProviderRequest) -> ProviderResult:
         started = time.monotonic()

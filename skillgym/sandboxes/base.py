@@ -32,7 +32,7 @@ NETWORKS: Final[tuple[Network, ...]] = ("host", "none")
 DEFAULT_SANDBOX: Final = "bwrap" if sys.platform.startswith("linux") else "none"
 UNSANDBOXED_WARNING: Final = (
     "skillgym: warning: --sandbox none: trials are not sandboxed; an agent can write anywhere you can, "
-    "read your home folder and leave processes running"
+    "read your home folder and leave processes running that cleanup cannot find"
 )
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_agent, run_cli, write_suite
+from tests.conftest import agent_run, run_agent, run_cli, running_cli, wait_for, write_suite
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
 
@@ -198,6 +198,10 @@ def test_a_replayed_command_cannot_write_outside_the_workspace(tmp_path: Path) -
     proc = run_cli("run", "--suite", str(root), cwd=root.parent)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert not outside.exists()
+    said = "skillgym: note: replay plays the cassettes in "
+    assert said in proc.stderr and "cassettes/rec/m1; in the execution" in proc.stderr
+    run = json.loads(next((root.parent / "runs").glob("*/run.json")).read_text())
+    assert any("review cassettes like code" in note for note in run["notes"])
     unsandboxed = run_cli("run", "--suite", str(root), "--sandbox", "none", cwd=root.parent)
     assert unsandboxed.returncode == 0, unsandboxed.stderr
     assert outside.exists()
@@ -393,3 +397,32 @@ def test_a_writable_folder_that_does_not_exist_is_a_usage_error(tmp_path: Path) 
     assert proc.returncode == 2
     assert "--sandbox-writable" in proc.stderr and "nowhere" in proc.stderr and "create it" in proc.stderr
     assert not (root.parent / "runs").exists()
+
+
+HANGS = r"""import subprocess, sys, time
+sys.stdin.read()
+subprocess.Popen(["sleep", sys.argv[1]], start_new_session=True)
+open("started", "w").close()
+time.sleep(300)
+"""
+
+
+def test_a_killed_skillgym_takes_its_sandboxed_agents_with_it(tmp_path: Path) -> None:
+    """SIGKILL leaves no cleanup to run: the sandbox's keeper dies with skillgym, and with it its PID
+    namespace, the agent and the daemon it started."""
+    root = write_suite(tmp_path / "evals", ENV_SUITE)
+    script = tmp_path / "agent" / "hangs.py"
+    script.parent.mkdir()
+    script.write_text(HANGS)
+    marker = f"1000.{uuid.uuid4().int % 10**6}"
+    args = agent_run(root, f"{shutil.which('python3')} {script} {marker}")
+    with running_cli(*args, cwd=root.parent) as child:
+        wait_for(
+            lambda: list((root.parent / "runs").glob("*/trials/**/workspace/started")),
+            timeout=60,
+            what="the agent to start",
+        )
+        assert _running(marker)
+        child.kill()
+        child.communicate()
+    wait_for(lambda: not _running(marker), timeout=10, what="the sandbox to end with skillgym")
