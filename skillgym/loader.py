@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import os
+import signal
 import sys
+import threading
+import time
 import traceback
 from collections.abc import Iterator
 from pathlib import Path
+from types import FrameType
 
 from .errors import CollectionError, DefinitionError, UsageError
 from .model import Fixture, Suite
@@ -16,6 +21,15 @@ from .registry import Registry, use_registry
 # Directories inside a suite that hold data rather than case files: never imported.
 DATA_DIRS = frozenset({"fixtures", "skills", "cassettes", "templates", "__pycache__"})
 _MODULE_PREFIX = "_skillgym_suite"
+TIMEOUT_ENV = "SKILLGYM_LOAD_TIMEOUT_S"
+DEFAULT_TIMEOUT_S = 60.0
+
+
+class _LoadTimeout(BaseException):
+    """Raised into the import that is running when the load timeout fires.
+
+    A BaseException, so a case file's own ``except Exception`` does not swallow it.
+    """
 
 
 def suite_files(root: Path) -> list[Path]:
@@ -43,20 +57,30 @@ def discover_fixtures(root: Path) -> tuple[Fixture, ...]:
 
 def load_suite(root: Path) -> Suite:
     """Load every case file under ``root``; raise CollectionError listing every file that failed."""
+    if root.is_file():
+        raise UsageError(
+            f"--suite {root} is a file, but a suite is a folder of case files (such as evals/ holding "
+            "suite.py, prompt/*.py and skills/); pass the folder that holds it"
+        )
     if not root.is_dir():
         raise UsageError(
             f"suite directory {root} does not exist; pass --suite DIR pointing at a folder of case files"
         )
+    timeout = load_timeout()
     registry = Registry()
     errors: list[str] = []
-    with use_registry(registry), _importable(root):
-        for path in suite_files(root):
-            mark = registry.mark()
-            try:
-                _import_file(path, root)
-            except Exception as exc:  # a broken file is data: report it and keep loading the others
-                registry.rollback(mark)
-                errors.append(describe_load_error(exc, path))
+    current = root
+    try:
+        with use_registry(registry), _importable(root), _deadline(timeout):
+            for current in suite_files(root):
+                mark = registry.mark()
+                try:
+                    _import_file(current, root)
+                except (Exception, SystemExit) as exc:  # a broken file is data: report it, load the others
+                    registry.rollback(mark)
+                    errors.append(describe_load_error(exc, current))
+    except _LoadTimeout as exc:  # the time is up for every file still to come, too
+        raise CollectionError([*errors, _describe_timeout(exc, current, timeout)]) from None
     try:
         suite = registry.build(_display(root), discover_fixtures(root))
     except CollectionError as exc:  # list reference problems alongside the files that failed
@@ -98,6 +122,59 @@ def _importable(root: Path) -> Iterator[None]:
             sys.path.remove(entry)
 
 
+def load_timeout() -> float:
+    """Seconds the whole suite may take to import (``SKILLGYM_LOAD_TIMEOUT_S``); 0 means no limit."""
+    text = os.environ.get(TIMEOUT_ENV, "").strip()
+    if not text:
+        return DEFAULT_TIMEOUT_S
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds < float("inf"):
+        raise UsageError(
+            f"{TIMEOUT_ENV}={text!r} is not a number of seconds; set it to a positive number such as 120, "
+            "or 0 for no load timeout"
+        )
+    return seconds
+
+
+@contextlib.contextmanager
+def _deadline(seconds: float) -> Iterator[None]:
+    # SIGALRM interrupts Python code only in the main thread; elsewhere (or without setitimer, or while
+    # an outer timer is due sooner) the load runs without a timeout rather than taking over a timer.
+    usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    outer = signal.getitimer(signal.ITIMER_REAL) if usable else (0.0, 0.0)
+    if not seconds or not usable or 0 < outer[0] <= seconds:
+        yield
+        return
+
+    def expire(signum: int, frame: FrameType | None) -> None:
+        signal.signal(signal.SIGALRM, previous)  # one shot: restored even if the raise lands in cleanup
+        raise _LoadTimeout
+
+    started = time.monotonic()
+    # None: the handler was set outside Python, which cannot be put back; the default is the closest.
+    previous = signal.signal(signal.SIGALRM, expire) or signal.SIG_DFL
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        if outer[0]:  # an outer timer keeps its own schedule: what was left of it, less the load's time
+            left = max(outer[0] - (time.monotonic() - started), 1e-6)
+            signal.setitimer(signal.ITIMER_REAL, left, outer[1])
+
+
+def _describe_timeout(exc: _LoadTimeout, path: Path, seconds: float) -> str:
+    where = _where(exc, path)
+    return (
+        f"{where}: still importing after {seconds:g} s, so the suite load stopped here; a case file only "
+        f"records definitions: look for a loop or a blocking call, or raise {TIMEOUT_ENV} if it is just slow"
+    )
+
+
 def _display(path: Path) -> str:
     try:
         return path.resolve().relative_to(Path.cwd()).as_posix() or "."
@@ -111,10 +188,19 @@ def describe_load_error(exc: BaseException, path: Path) -> str:
         return str(exc)
     if isinstance(exc, SyntaxError) and exc.lineno is not None:
         return f"{_display(path)}:{exc.lineno}: SyntaxError: {exc.msg}"
+    if isinstance(exc, SystemExit):
+        return (
+            f"{_where(exc, path)}: SystemExit({exc.code!r}) while importing: a case file only records "
+            "definitions and must not exit; remove the sys.exit(), or raise an exception saying what is wrong"
+        )
+    return f"{_where(exc, path)}: {type(exc).__name__}: {exc}"
+
+
+def _where(exc: BaseException, path: Path) -> str:
+    """``file:line`` of the deepest frame of ``exc`` inside ``path``, or just the file."""
     line = None
     target = str(path.resolve())
     for frame in traceback.extract_tb(exc.__traceback__):
         if str(Path(frame.filename).resolve()) == target:
             line = frame.lineno
-    where = f"{_display(path)}:{line}" if line is not None else _display(path)
-    return f"{where}: {type(exc).__name__}: {exc}"
+    return f"{_display(path)}:{line}" if line is not None else _display(path)

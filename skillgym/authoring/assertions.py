@@ -334,6 +334,8 @@ def raw_verifier(verifier: object, *, case_id: str, origin: str) -> Verifier:
     checked = cast(Verifier, verifier)
     check_id(checked.id, what="verifier id", case_id=case_id, origin=origin)
     where = f"in verifier {checked.id!r}"
+    if isinstance(checked, CommandCheck):
+        check_argv(checked.argv, what=f"argv {where}", case_id=case_id, origin=origin)
     # A str (or compiled re.Pattern) where the model holds a Pattern becomes one, as everywhere else in
     # authoring: the grader reads .regex and .flags.
     converted: dict[str, Pattern] = {}

@@ -120,6 +120,13 @@ def check_argv(value: object, *, what: str, case_id: str | None, origin: str) ->
                 case_id=case_id,
                 origin=origin,
             )
+        if "\x00" in item:
+            raise DefinitionError(
+                f"{what} {list(value)!r} holds {item!r} with a null byte, which no process can be given: "
+                "remove it",
+                case_id=case_id,
+                origin=origin,
+            )
     return tuple(value)
 
 
@@ -134,9 +141,10 @@ def check_env(value: object, *, what: str, case_id: str | None, origin: str) -> 
         )
     env: dict[str, str] = {}
     for key, item in value.items():
-        if not isinstance(key, str) or not key or "=" in key:
+        if not isinstance(key, str) or not key or "=" in key or "\x00" in key:
             raise DefinitionError(
-                f"{what} has an invalid variable name {key!r}; use a non-empty name without '='",
+                f"{what} has an invalid variable name {key!r}; "
+                "use a non-empty name without '=' or a null byte",
                 case_id=case_id,
                 origin=origin,
             )
@@ -144,6 +152,13 @@ def check_env(value: object, *, what: str, case_id: str | None, origin: str) -> 
             raise DefinitionError(
                 f"{what}[{key!r}] must be a string, got {type(item).__name__} {item!r}; "
                 "convert it with str()",
+                case_id=case_id,
+                origin=origin,
+            )
+        if "\x00" in item:
+            raise DefinitionError(
+                f"{what}[{key!r}] is {item!r}, with a null byte, which no process environment can hold: "
+                "remove it",
                 case_id=case_id,
                 origin=origin,
             )

@@ -123,6 +123,12 @@ def workspace_preset(
     for n, item in enumerate(bootstrap, start=1):
         if isinstance(item, Command):
             check_argv(item.argv, what=f"bootstrap command {n}", case_id=None, origin=at)
+            check_env(
+                item.env,
+                what=f"env of bootstrap command {n} of workspace preset {ident!r}",
+                case_id=None,
+                origin=at,
+            )
             commands.append(item)
         else:
             argv = check_argv(item, what=f"bootstrap command {n}", case_id=None, origin=at)

@@ -51,6 +51,7 @@ class Bad(NamedTuple):
     files: dict[str, str]
     args: tuple[str, ...]
     expect: tuple[str, ...]
+    env: dict[str, str] = {}
 
 
 RUN = ("run", "--provider", "stub")
@@ -214,6 +215,87 @@ CORPUS: dict[str, Bad] = {
         ("bad.py:2", "RuntimeError: half-written helper"),
     ),
     "syntax-error": Bad({"bad.py": "def broken(:\n"}, LIST, ("bad.py:1", "SyntaxError")),
+    "sys-exit-at-import-list": Bad(
+        {"bad.py": "import sys\n\nsys.exit(0)\n"},
+        LIST,
+        ("bad.py:3", "SystemExit(0)", "remove the sys.exit()"),
+    ),
+    "sys-exit-at-import-run": Bad(
+        {"bad.py": "raise SystemExit('done early')\n"}, RUN, ("bad.py:1", "SystemExit('done early')")
+    ),
+    "endless-loop-at-import": Bad(
+        {"bad.py": "x = 0\nwhile True:\n    x += 1\n"},
+        LIST,
+        ("bad.py:", "still importing after 1 s", "SKILLGYM_LOAD_TIMEOUT_S"),
+        {"SKILLGYM_LOAD_TIMEOUT_S": "1"},
+    ),
+    "endless-loop-swallowing-errors": Bad(
+        {
+            "bad.py": "import time\n\nwhile True:\n    try:\n        time.sleep(30)\n    except Exception:\n"
+            "        pass\n"
+        },
+        RUN,
+        ("bad.py:5", "still importing after 1 s"),
+        {"SKILLGYM_LOAD_TIMEOUT_S": "1"},
+    ),
+    "load-timeout-not-a-number": Bad(
+        {}, LIST, ("SKILLGYM_LOAD_TIMEOUT_S='soon'", "positive number"), {"SKILLGYM_LOAD_TIMEOUT_S": "soon"}
+    ),
+    "case-env-null-byte": Bad(
+        {"bad.py": prompt_case(FULL_PROMPT + 'c.env({"X": "a\\x00b"})')},
+        LIST,
+        ("bad.py:7", "case 'bad'", "c.env()['X']", "null byte"),
+    ),
+    "case-env-name-null-byte": Bad(
+        {"bad.py": prompt_case(FULL_PROMPT + 'c.env({"X\\x00": "a"})')},
+        LIST,
+        ("bad.py:7", "case 'bad'", "invalid variable name", "null byte"),
+    ),
+    "preset-env-null-byte": Bad(
+        {
+            "suite2.py": "from skillgym import workspace_preset\n\n"
+            "workspace_preset('nul', env={'X': 'a\\x00b'})\n"
+        },
+        LIST,
+        ("suite2.py:3", "workspace preset 'nul'", "['X']", "null byte"),
+    ),
+    "bootstrap-command-env-null-byte": Bad(
+        {
+            "suite2.py": "from skillgym import Command, workspace_preset\n\n"
+            "workspace_preset('nul', bootstrap=[Command(argv=('true',), env={'X': 'a\\x00b'})])\n"
+        },
+        LIST,
+        ("suite2.py:3", "workspace preset 'nul'", "['X']", "null byte"),
+    ),
+    "setup-argv-null-byte": Bad(
+        {
+            "bad.py": execution_case(
+                'c.category("s")\nc.task("t")\nc.setup(["echo", "a\\x00b"])\n'
+                'with c.assertions() as a:\n    a.file_exists("x")'
+            )
+        },
+        LIST,
+        ("bad.py:6", "case 'bad'", "c.setup() argv", "null byte"),
+    ),
+    "setup-env-null-byte": Bad(
+        {
+            "bad.py": execution_case(
+                'c.category("s")\nc.task("t")\nc.setup(["true"], env={"K": "a\\x00b"})\n'
+                'with c.assertions() as a:\n    a.file_exists("x")'
+            )
+        },
+        LIST,
+        ("bad.py:6", "case 'bad'", "env['K']", "null byte"),
+    ),
+    "command-check-argv-null-byte": Bad(
+        {
+            "bad.py": execution_case(
+                'c.category("s")\nc.task("t")\nwith c.assertions() as a:\n    a.command(["test", "a\\x00b"])'
+            )
+        },
+        LIST,
+        ("bad.py:7", "case 'bad'", "a.command() argv", "null byte"),
+    ),
     "missing-condition-material": Bad(
         {"suite.py": BASE["suite.py"].replace('stale="stale.md"', 'stale="gone.md"')}, RUN, ("gone.md",)
     ),
@@ -267,6 +349,12 @@ CORPUS: dict[str, Bad] = {
     "resume-not-a-run-dir": Bad({}, ("run", "--resume", "{suite}"), ("events.jsonl", "not a skillgym run")),
     "resume-with-plan-flags": Bad({}, ("run", "--resume", "{suite}", "--trials", "2"), ("drop --trials",)),
     "report-not-a-run-dir": Bad({}, ("report", "{suite}"), ("events.jsonl",)),
+    "suite-is-a-file": Bad(
+        {},
+        ("list", "--suite", "{suite}/ok.py"),
+        ("ok.py is a file", "a suite is a folder", "pass the folder"),
+    ),
+    "run-suite-is-a-file": Bad({}, (*RUN, "--suite", "{suite}/suite.py"), ("suite.py is a file",)),
 }
 
 
@@ -286,7 +374,7 @@ def test_bad_input_is_one_clear_line_exit_2_and_writes_nothing(name: str, tmp_pa
     args = [a.replace("{suite}", str(suite)) for a in bad.args]
     if args[0] in ("run", "list") and "--suite" not in args and "--resume" not in args:
         args += ["--suite", str(suite)]
-    proc = run_cli(*args, cwd=tmp_path)
+    proc = run_cli(*args, cwd=tmp_path, env=bad.env)
     assert proc.returncode == 2, (proc.stdout, proc.stderr)
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 or lines[0].startswith("usage:"), proc.stderr  # argparse prints usage first

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -172,3 +174,47 @@ def test_definition_error_inside_a_file_keeps_its_own_origin(tmp_path: Path) -> 
 def test_missing_suite_dir_is_a_usage_error(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="does not exist"):
         load_suite(tmp_path / "absent")
+
+
+def test_a_suite_file_given_as_the_suite_says_a_suite_is_a_folder(tmp_path: Path) -> None:
+    root = write_suite(tmp_path, {"p.py": PROMPT.format(id="ok")})
+    with pytest.raises(UsageError, match="is a file, but a suite is a folder"):
+        load_suite(root / "p.py")
+
+
+def test_the_load_timeout_names_the_file_and_gives_back_the_alarm_it_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = write_suite(tmp_path, {"a.py": PROMPT.format(id="ok"), "b.py": "while True:\n    pass\n"})
+    monkeypatch.setenv("SKILLGYM_LOAD_TIMEOUT_S", "0.2")
+    fired: list[int] = []
+
+    def outer(signum: int, frame: object) -> None:
+        fired.append(signum)
+
+    previous = signal.signal(signal.SIGALRM, outer)
+    signal.setitimer(signal.ITIMER_REAL, 30)
+    try:
+        with pytest.raises(CollectionError) as info:
+            load_suite(root)
+        handler = signal.getsignal(signal.SIGALRM)
+        left, _ = signal.getitimer(signal.ITIMER_REAL)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert info.value.errors == [info.value.errors[0]] and "b.py:" in info.value.errors[0]
+    assert "still importing after 0.2 s" in info.value.errors[0]
+    assert handler is outer and 25 < left < 30 and not fired
+
+
+def test_off_the_main_thread_a_suite_loads_without_a_timeout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    slow = "import time\n\ntime.sleep(0.5)\n" + PROMPT.format(id="slow")
+    root = write_suite(tmp_path, {"slow.py": slow})
+    monkeypatch.setenv("SKILLGYM_LOAD_TIMEOUT_S", "0.1")
+    loaded: list[str] = []
+    worker = threading.Thread(target=lambda: loaded.extend(c.id for c in load_suite(root).cases))
+    worker.start()
+    worker.join(timeout=30)
+    assert loaded == ["slow"]
