@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
-from collections.abc import Iterable, Mapping
+import shutil
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping
 
 REDACTED = "<redacted>"
 _SECRET_KEY = re.compile(
@@ -12,6 +15,8 @@ _SECRET_KEY = re.compile(
 )
 # Values this short are too likely to appear innocently (e.g. "1") to scrub from free text.
 _MIN_SCRUB_LENGTH = 6
+# Files are scrubbed a chunk at a time, so their size does not matter.
+_CHUNK_BYTES = 4 * 1024 * 1024
 
 
 def is_secret_key(key: str) -> bool:
@@ -24,10 +29,18 @@ def redact_env(env: Mapping[str, str]) -> dict[str, str]:
     return {k: (REDACTED if is_secret_key(k) else v) for k, v in env.items()}
 
 
-def secret_values(env: Mapping[str, str]) -> tuple[str, ...]:
+def secret_values(*envs: Mapping[str, str]) -> tuple[str, ...]:
     """The values to scrub from free text, longest first so overlapping secrets are fully removed."""
-    values = {v for k, v in env.items() if is_secret_key(k) and len(v) >= _MIN_SCRUB_LENGTH}
+    values = {v for env in envs for k, v in env.items() if is_secret_key(k) and len(v) >= _MIN_SCRUB_LENGTH}
     return tuple(sorted(values, key=len, reverse=True))
+
+
+def with_secrets(known: tuple[str, ...], *envs: Mapping[str, str]) -> tuple[str, ...]:
+    """``known`` plus the secret values of ``envs``, longest first; ``known`` itself when they add none."""
+    extra = set(secret_values(*envs)).difference(known)
+    if not extra:
+        return known
+    return tuple(sorted(extra.union(known), key=len, reverse=True))
 
 
 def scrub(text: str, secrets: Iterable[str]) -> str:
@@ -38,33 +51,79 @@ def scrub(text: str, secrets: Iterable[str]) -> str:
     return text
 
 
-def scrub_tree(root: str, secrets: Iterable[str], *, max_bytes: int = 16 * 1024 * 1024) -> list[str]:
-    """Replace secret values inside every regular file under ``root`` (kept workspaces and homes).
+def scrub_tree(
+    root: str, secrets: Iterable[str], *, chunk_bytes: int = _CHUNK_BYTES
+) -> list[tuple[str, str]]:
+    """Replace secret values inside every regular file under ``root`` (streams, logs, kept workspaces).
 
-    Files are rewritten in place only when they contain a secret; symlinks are not followed. Returns
-    the files that could not be checked (too large or unreadable) so the caller can say so.
+    Files of any size are read in chunks, and rewritten (atomically, keeping their mode) only when they
+    contain a secret; symlinks are not followed. Returns each file that could not be scrubbed, with why,
+    so the caller can say so.
     """
-    values = [v.encode() for v in secrets]
-    unchecked: list[str] = []
+    values = sorted({v.encode() for v in secrets if v}, key=len, reverse=True)
+    unscrubbed: list[tuple[str, str]] = []
     if not values:
-        return unchecked
-    for folder, _dirs, files in os.walk(root):
-        for name in files:
+        return unscrubbed
+    # Longest first: at any position the longest secret wins. Where two overlap, the one that starts first
+    # is replaced and the rest of the other stays, so no secret is left whole.
+    pattern = re.compile(b"|".join(re.escape(v) for v in values))
+    overlap = len(values[0]) - 1
+    for folder, dirs, files in os.walk(root):
+        dirs.sort()
+        for name in sorted(files):
             path = os.path.join(folder, name)
-            if os.path.islink(path):
+            if os.path.islink(path) or not os.path.isfile(path):
                 continue
             try:
-                if os.path.getsize(path) > max_bytes:
-                    unchecked.append(path)
-                    continue
-                with open(path, "rb") as handle:
-                    data = handle.read()
-                cleaned = data
-                for value in values:
-                    cleaned = cleaned.replace(value, REDACTED.encode())
-                if cleaned != data:
-                    with open(path, "wb") as handle:
-                        handle.write(cleaned)
-            except OSError:
-                unchecked.append(path)
-    return unchecked
+                _scrub_file(path, pattern, overlap, chunk_bytes)
+            except OSError as exc:
+                unscrubbed.append((path, exc.strerror or str(exc)))
+    return unscrubbed
+
+
+def _scrub_file(path: str, pattern: re.Pattern[bytes], overlap: int, chunk_bytes: int) -> None:
+    # Two passes rather than a temp copy of every file: most files hold no secret and are only read.
+    if not any(replaced for _piece, replaced in _scrubbed(path, pattern, overlap, chunk_bytes)):
+        return
+    # A short temp name of its own: the file's name may already be as long as a name can be.
+    fd, tmp = tempfile.mkstemp(prefix=".scrub-", dir=os.path.dirname(path))
+    try:
+        with os.fdopen(fd, "wb") as out:
+            for piece, _replaced in _scrubbed(path, pattern, overlap, chunk_bytes):
+                out.write(piece)
+        shutil.copymode(path, tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def _scrubbed(
+    path: str, pattern: re.Pattern[bytes], overlap: int, chunk_bytes: int
+) -> Iterator[tuple[bytes, bool]]:
+    """The file's bytes with every secret replaced, in pieces, each with whether it had one.
+
+    The last ``overlap`` bytes of each chunk wait for the next: a secret that starts before them ends
+    inside the chunk, so one cut by a chunk boundary is matched whole on the next round.
+    """
+    marker = REDACTED.encode()
+    carry = b""
+    with open(path, "rb") as handle:
+        while True:
+            chunk = handle.read(chunk_bytes)
+            buffer = carry + chunk
+            cut = len(buffer) - overlap if chunk else len(buffer)  # at the end nothing waits
+            pieces: list[bytes] = []
+            done, replaced = 0, False
+            for match in pattern.finditer(buffer):
+                if match.start() >= cut:
+                    break
+                pieces += (buffer[done : match.start()], marker)
+                done, replaced = match.end(), True
+            cut = max(cut, done, 0)
+            pieces.append(buffer[done:cut])
+            carry = buffer[cut:]
+            yield b"".join(pieces), replaced
+            if not chunk:
+                return

@@ -30,7 +30,7 @@ from .plan import WorkItem
 from .prompts import build_prompt
 from .providers.base import Provider, ProviderRequest, ProviderResult
 from .providers.cassette import cassette_candidates
-from .redact import redact_env, scrub, scrub_tree
+from .redact import redact_env, scrub, scrub_tree, with_secrets
 from .results import ErrorClass, Grade, Status, TrialPaths, TrialResult
 from .sandboxes.base import UNSANDBOXED, Network, SandboxBackend, SandboxUnavailable, TrialSandbox
 from .sandboxes.none import NoSandbox
@@ -80,6 +80,9 @@ class Trial(msgspec.Struct, frozen=True, kw_only=True):
     env: dict[str, str]
     prompt: str
     sandbox: TrialSandbox  # every process of the trial runs in it
+    # The run's secrets plus the secret-looking values of the trial's own env: scrubbed from its files,
+    # result and events.
+    secrets: tuple[str, ...]
 
 
 def trial_dir(settings: TrialSettings, item: WorkItem) -> str:
@@ -176,7 +179,26 @@ def resolve(suite: Suite, case: Case, item: WorkItem, provider: Provider, settin
         env=env,
         prompt=prompt,
         sandbox=sandbox,
+        secrets=_trial_secrets(settings, preset, condition, case, env),
     )
+
+
+def _trial_secrets(
+    settings: TrialSettings,
+    preset: WorkspacePreset | None,
+    condition: Condition,
+    case: Case,
+    env: dict[str, str],
+) -> tuple[str, ...]:
+    """The run's secrets and every secret-looking env value the suite gives this trial.
+
+    The suite's own env is read as well as the hermetic one: a bootstrap's env never reaches ``env``, and a
+    trial without a workspace has none, yet both can show up in what the trial writes.
+    """
+    envs = [condition.env, case.env, env]
+    if preset is not None:
+        envs += [preset.env, *(step.env for step in preset.bootstrap)]
+    return with_secrets(settings.secrets, *envs)
 
 
 def _sandbox(
@@ -287,7 +309,7 @@ async def prepare_workspace(trial: Trial, provider: Provider) -> ProviderRequest
             # The trial's folder and prompt.txt, from the worker thread that makes the workspace: on a
             # busy disk a mkdir can take a millisecond, and the loop runs the other trials meanwhile.
             first=functools.partial(
-                _make_with_prompt, settings.run_dir, trial.folder, scrub(trial.prompt, settings.secrets)
+                _make_with_prompt, settings.run_dir, trial.folder, scrub(trial.prompt, trial.secrets)
             ),
         )
         cwd = ready.cwd
@@ -386,10 +408,10 @@ async def record(
         model=model,
         status=status,
         error_class=error[0] if error else None,
-        error_message=scrub(error[1], settings.secrets) if error else None,
+        error_message=scrub(error[1], trial.secrets) if error else None,
         grade=graded,
         usage=trace.usage if trace else None,
-        warnings=tuple(scrub(w, settings.secrets) for w in warnings),
+        warnings=tuple(scrub(w, trial.secrets) for w in warnings),
         started_at=started,
         finished_at=finished,
         duration_s=round(finished - started - waited, 6),
@@ -401,7 +423,7 @@ async def record(
 
 def _write_result(trial: Trial, result: TrialResult) -> TrialResult:
     encoded = _json.encode(result)
-    secrets = trial.settings.secrets
+    secrets = trial.secrets
     if secrets:
         # Scrub the record itself, not just its file: the same object goes into events and reports,
         # and grade reasons can quote whatever the agent printed.
@@ -439,14 +461,20 @@ async def _take(slots: AgentSlots, wall_scope: anyio.CancelScope | None) -> floa
 
 async def _clean_up(trial: Trial, *, keep: bool) -> tuple[str, ...]:
     """Stop what the trial left running and remove its files; the problems cleanup could not fix."""
-    secrets = trial.settings.secrets
+    secrets = trial.secrets
+    unscrubbed: list[tuple[str, str]] = []
     with anyio.CancelScope(shield=True):
         # The sandbox first: it names every process still running, the tmux servers among them.
         stopped = await trial.sandbox.close()
         report = await cleanup(trial.layout, trial_id=trial.tag, keep_workspace=keep)
         if secrets:  # streams, logs and kept workspaces may hold what the agent echoed
-            await anyio.to_thread.run_sync(scrub_tree, trial.folder, secrets)
-    return (*stopped, *report.problems)
+            unscrubbed = await anyio.to_thread.run_sync(scrub_tree, trial.folder, secrets)
+    cut = len(trial.settings.run_dir) + 1
+    left = tuple(
+        f"{path[cut:]} may still hold a secret value: it could not be scrubbed ({why})"
+        for path, why in unscrubbed
+    )
+    return (*stopped, *report.problems, *left)
 
 
 def _request(trial: Trial, *, cwd: str, record_path: str | None) -> ProviderRequest:
@@ -556,7 +584,8 @@ def _write_files(
     # The files are named beside ``folder`` by concatenation: os.path.join cost a microsecond a call here.
     here = rel(folder)
     encoded = _json.encode(trace or Trace())
-    write_atomic(f"{folder}{os.sep}trace.json", scrub(encoded.decode(), s.secrets) if s.secrets else encoded)
+    secrets = trial.secrets
+    write_atomic(f"{folder}{os.sep}trace.json", scrub(encoded.decode(), secrets) if secrets else encoded)
     usage_path = None
     if usage is not None:
         usage_path = f"{here}{os.sep}token-usage.json"

@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 
 from skillgym.errors import UsageError
 from skillgym.model import Budget, Condition, ExecutionCase, PromptCase, Suite, WorkspacePreset
 from skillgym.plan import build_plan, item_key
-from skillgym.redact import REDACTED, is_secret_key, redact_env, scrub, secret_values
+from skillgym.redact import (
+    REDACTED,
+    is_secret_key,
+    redact_env,
+    scrub,
+    scrub_tree,
+    secret_values,
+    with_secrets,
+)
 
 
 def _suite() -> Suite:
@@ -99,3 +110,32 @@ def test_secret_keys_and_values() -> None:
     assert "1" not in values  # too short to scrub from free text safely
     text = "key sk-ant-123456 and ghp_abcdef and hunter22"
     assert scrub(text, values) == f"key {REDACTED} and {REDACTED} and {REDACTED}"
+
+
+def test_the_run_secrets_grow_by_the_suites_env_longest_first() -> None:
+    run = ("run-secret-value",)
+    assert with_secrets(run, {"MODE": "plain-value"}, {"PIN_KEY": "1"}) is run  # nothing to add
+    grown = with_secrets(run, {"A_TOKEN": "short1"}, {"B_KEY": "a-much-longer-secret", "C_TOKEN": "short1"})
+    assert grown == ("a-much-longer-secret", "run-secret-value", "short1")
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 5, 7, 64])
+def test_scrubbing_a_tree_in_chunks_catches_every_secret_whatever_the_boundaries(
+    tmp_path: Path, chunk: int
+) -> None:
+    secrets = ("abcdefgh", "defghijk-longer", "zzzzzz")
+    text = b"abcdefgh..defghijk-longer.abcdefghijk-longer!zzzzzzzabcdefgh"
+    (tmp_path / "out.txt").write_bytes(text)
+    (tmp_path / "run.sh").write_bytes(b"#!/bin/sh\necho abcdefgh\n")
+    (tmp_path / "run.sh").chmod(0o755)
+    (tmp_path / "clean.txt").write_bytes(b"nothing here abcdefg")
+    before = os.stat(tmp_path / "clean.txt")
+    assert scrub_tree(str(tmp_path), secrets, chunk_bytes=chunk) == []
+    # As if the file were read whole: where two secrets overlap, the one that starts first is replaced.
+    expected = b"<r>..<r>.<r>ijk-longer!<r>z<r>".replace(b"<r>", REDACTED.encode())
+    assert (tmp_path / "out.txt").read_bytes() == expected
+    assert (tmp_path / "run.sh").read_bytes() == f"#!/bin/sh\necho {REDACTED}\n".encode()
+    assert (tmp_path / "run.sh").stat().st_mode & 0o777 == 0o755  # rewritten, mode kept
+    # A file without a secret is only read, and no temp file is left anywhere.
+    assert os.stat(tmp_path / "clean.txt").st_ino == before.st_ino
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["clean.txt", "out.txt", "run.sh"]

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -438,3 +441,74 @@ async def test_the_wall_clock_limit_names_the_stage_whose_time_ran_out(
     result = await trial.run_trial(staged.suite, staged.case, staged.item, Agent(0.0), staged.settings)
     assert (result.status, result.error_class) == ("errored", error_class)
     assert result.error_message is not None and says in result.error_message
+
+
+@contextlib.contextmanager
+def _unscrubbable(path: Path) -> Iterator[None]:
+    """``path`` made impossible to rewrite for real: unreadable, or immutable where we run as root."""
+    if os.geteuid() != 0:
+        path.chmod(0)
+        try:
+            yield
+        finally:
+            path.chmod(0o644)
+        return
+    if shutil.which("chattr") is None or subprocess.run(["chattr", "+i", str(path)], check=False).returncode:
+        pytest.skip("no way to make a file unwritable for root here (chattr +i)")
+    try:
+        yield
+    finally:
+        subprocess.run(["chattr", "-i", str(path)], check=True)
+
+
+@pytest.mark.anyio
+async def test_a_file_that_could_not_be_scrubbed_is_a_warning_naming_it(tmp_path: Path) -> None:
+    agent = _stage_trial(tmp_path, "answer", Agent(), secrets=("s3cret-value",))
+    await trial.prepare_workspace(agent, Agent())
+    stuck = Path(agent.layout.workspace) / "notes.txt"
+    stuck.write_text("the s3cret-value again")
+    with _unscrubbable(stuck):
+        result = await trial.record(
+            agent, ProviderResult(ok=True, trace=Trace()), None, None, waited=0, started=0
+        )
+    (warning,) = result.warnings
+    rel = os.path.relpath(stuck, tmp_path / "run")
+    assert warning.startswith(f"{rel} may still hold a secret value: it could not be scrubbed (")
+    written = json.loads((tmp_path / "run" / result.paths.result).read_text())
+    assert written["warnings"] == [warning]
+
+
+def test_the_suites_secret_looking_env_joins_the_runs_secrets(tmp_path: Path) -> None:
+    (tmp_path / "evals").mkdir()
+    (tmp_path / "evals" / "cases.py").write_text(
+        """
+from skillgym import Command, condition, execution_case, workspace_preset
+
+workspace_preset("ws", env={"PRESET_API_KEY": "preset-secret", "MODE": "plain-value"},
+                 bootstrap=[Command(argv=("true",), env={"SETUP_TOKEN": "setup-secret"})])
+condition("none", env={"COND_PASSWORD": "condition-secret"})
+
+with execution_case("c") as c:
+    c.category("session")
+    c.workspace("ws")
+    c.env({"CASE_TOKEN": "case-secret-longer", "PIN_KEY": "1"})
+    c.task("t")
+    with c.assertions() as a:
+        a.file_exists("x")
+"""
+    )
+    suite = load_suite(tmp_path / "evals")
+    plan = build_plan(suite, providers=("stub",), conditions=("none",))
+    (tmp_path / "run").mkdir()
+    settings = trial.TrialSettings(
+        run_dir=str(tmp_path / "run"), run_id="r", secrets=("run-wide-secret-value",)
+    )
+    for provider in (Agent(), Sleepy()):  # with a workspace and without one
+        got = trial.resolve(suite, suite.cases[0], plan.items[0], provider, settings)  # type: ignore[arg-type]
+        assert got.secrets == (
+            "run-wide-secret-value",
+            "case-secret-longer",
+            "condition-secret",
+            "preset-secret",
+            "setup-secret",
+        )
