@@ -328,7 +328,7 @@ def _closing_lines(outcome: RunOutcome, reporters: Sequence[str], out: Console) 
 
 
 def _resume(args: argparse.Namespace, out: Console, reporters: list[str]) -> int:
-    from .launch import resume_run
+    from .launch import FinishedRun, resume_run
 
     conflicts = _conflicts_with_resume(args, vars(_parser().parse_args(["run"])))
     if conflicts:
@@ -345,6 +345,14 @@ def _resume(args: argparse.Namespace, out: Console, reporters: list[str]) -> int
         argv=tuple(sys.argv),
         secrets=secret_values(os.environ),
     )
+    if isinstance(outcome, FinishedRun):
+        c = outcome.counts
+        out.print(
+            f"skillgym: run {outcome.run_id} already finished ({c.total} trials: {c.passed} passed, "
+            f"{c.failed} failed, {c.errored} errored); nothing to resume in {outcome.run_dir}",
+            markup=False,
+        )
+        return outcome.exit_code
     _closing_lines(outcome, reporters, out)
     return outcome.exit_code
 

@@ -12,11 +12,12 @@ from .results import TrialResult
 from .snapshots.model import NoSnapshotStep, SnapshotOutcome
 from .usage import TokenReport
 
-EVENT_SCHEMA = 3
+EVENT_SCHEMA = 4
 # Older logs are still read: eventlog upgrades their events as it reads them. Schema 1 has trial.start's
 # and each result's identity fields at the top level, not in `id`; schemas 1 and 2 have run.finish's
-# token section, snapshot step and notes in an untyped `summary`.
-READABLE_EVENT_SCHEMAS: tuple[int, ...] = (1, 2, EVENT_SCHEMA)
+# token section, snapshot step and notes in an untyped `summary`; schemas 1 to 3 have no `kept` on
+# trial.finish (its default, false, reads them right).
+READABLE_EVENT_SCHEMAS: tuple[int, ...] = (1, 2, 3, EVENT_SCHEMA)
 
 
 class Counts(Data, frozen=True, kw_only=True):
@@ -80,9 +81,14 @@ class TrialStart(_Event, frozen=True, kw_only=True, tag="trial.start"):
 
 
 class TrialFinish(_Event, frozen=True, kw_only=True, tag="trial.finish"):
-    """Carries the whole result, so reports can be rebuilt from the log alone."""
+    """Carries the whole result, so reports can be rebuilt from the log alone.
+
+    ``kept``: a resumed run re-announces the results it keeps from before, so every reporter sees the
+    whole run; those carry ``kept=True``, and only the trials that ran in this segment ``False``.
+    """
 
     result: TrialResult
+    kept: bool = False
 
 
 class CaseFinish(_Event, frozen=True, kw_only=True, tag="case.finish"):

@@ -13,9 +13,10 @@ from .bus import Subscriber
 from .claim import claim_run_dir
 from .console import make_console
 from .errors import UsageError
-from .eventlog import mend_tail, read_run_log
+from .eventlog import RunLog, mend_tail, read_run_log
+from .events import Counts
 from .loader import load_suite
-from .model import Suite
+from .model import Data, Suite
 from .plan import Plan, build_plan
 from .plugins import REPORTERS
 from .report import Report, load_report
@@ -78,6 +79,15 @@ def start_run(
     return anyio.run(lambda: execute(plan, suite, options, everyone, run_dir=run_dir_of(options)))
 
 
+class FinishedRun(Data, frozen=True, kw_only=True):
+    """What `run --resume` finds in a run that already finished: its verdict, and nothing to run."""
+
+    run_id: str
+    run_dir: str
+    counts: Counts
+    exit_code: int
+
+
 def resume_run(
     run_dir: Path,
     *,
@@ -87,8 +97,11 @@ def resume_run(
     reporter_output: str | None,
     argv: tuple[str, ...],
     secrets: tuple[str, ...],
-) -> RunOutcome:
-    """Continue an interrupted run: same plan and settings, finished trials (same fingerprint) kept."""
+) -> RunOutcome | FinishedRun:
+    """Continue an interrupted run: same plan and settings, finished trials (same fingerprint) kept.
+
+    A run with nothing left to do is left as it is (see ``_finished``): resuming it twice writes nothing.
+    """
     with claim_run_dir(run_dir):  # before the log is read or mended: nobody else may be writing it
         log = read_run_log(run_dir)
         start = log.start
@@ -109,6 +122,9 @@ def resume_run(
             for r in log.results
             if r.id.key in planned and fingerprints.get(r.id.case_id) == r.id.fingerprint
         ]
+        finished = _finished(log, planned, done, run_dir)
+        if finished is not None:
+            return finished
         settings = start.settings
         options = RunOptions(
             output=str(run_dir.parent),
@@ -141,6 +157,21 @@ def resume_run(
         return anyio.run(
             lambda: execute(plan, suite, options, subscribers, done=done, run_dir=run_dir.resolve())
         )
+
+
+def _finished(
+    log: RunLog, planned: set[str], done: Sequence[TrialResult], run_dir: Path
+) -> FinishedRun | None:
+    """The run's verdict when it ended on its own and every planned trial kept its result; else None.
+
+    Such a run has nothing to resume: running it again would only append a copy of its events.
+    """
+    end = log.finish
+    if end is None or end.interrupted or not planned <= {r.id.key for r in done}:
+        return None
+    return FinishedRun(
+        run_id=log.start.run_id, run_dir=str(run_dir.resolve()), counts=end.counts, exit_code=end.exit_code
+    )
 
 
 def rebuild_report(run_dir: Path) -> Report:

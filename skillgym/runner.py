@@ -184,8 +184,8 @@ class Brackets:
             TrialStart(run_id=self._run_id, at=now, id=trial, model=item.model, workspace=dict(workspace))
         )
 
-    def after(self, result: TrialResult) -> None:
-        self._bus.post(TrialFinish(run_id=self._run_id, at=time.time(), result=result))
+    def after(self, result: TrialResult, *, kept: bool = False) -> None:
+        self._bus.post(TrialFinish(run_id=self._run_id, at=time.time(), result=result, kept=kept))
         group, lane = result.id.group, result.id.lane
         self._group_results[group].append(result)
         self._lane_results[lane].append(result)
@@ -406,7 +406,7 @@ async def replay_kept(
     by_key = {i.id.key: i for i in run.plan.items}
     for prior in done:
         brackets.before(by_key[prior.id.key], {})
-        brackets.after(prior)
+        brackets.after(prior, kept=True)
         await bus.room()
 
 

@@ -111,7 +111,7 @@ def test_order_contract_holds_under_concurrency(suite_dir: SuiteDir, tmp_path: P
     finishes = [i for i, e in enumerate(events) if e["type"] == "trial.finish"]
     assert starts[7] < finishes[0], "trials did not overlap: the test did not exercise concurrency"
     check_order(events)
-    assert events[0]["schema"] == 3
+    assert events[0]["schema"] == 4
 
 
 def test_report_rebuild_from_the_event_log_is_byte_identical(suite_dir: SuiteDir, tmp_path: Path) -> None:
@@ -167,7 +167,15 @@ def test_interrupted_run_resumes_without_losing_or_repeating_trials(
     assert sorted(calls_after) == ["4"] * 4, calls_after  # exactly the four unfinished trials
     resumed = json.loads((run_dir / "report.json").read_text())
     assert _strip_volatile(resumed) == _strip_volatile(reference)
-    check_order(_events_after_last_start(run_dir))
+    segment = _events_after_last_start(run_dir)
+    check_order(segment)
+    # The results kept from before are re-announced as kept; only case-4's four ran here.
+    kept = {e["result"]["id"]["case_id"] for e in segment if e["type"] == "trial.finish" and e["kept"]}
+    new = [e["result"]["id"]["case_id"] for e in segment if e["type"] == "trial.finish" and not e["kept"]]
+    assert new == ["case-4"] * 4 and "case-4" not in kept and len(kept) == 5
+    assert sum(e["type"] == "trial.finish" for e in segment) == 24
+    first = [e for e in _events(run_dir)[: _last_start(run_dir)] if e["type"] == "trial.finish"]
+    assert first and not any(e["kept"] for e in first)  # the first run's own results are new there
 
 
 def test_a_run_that_is_still_going_cannot_be_resumed_alongside(suite_dir: SuiteDir, tmp_path: Path) -> None:
@@ -202,10 +210,46 @@ def test_a_run_that_is_still_going_cannot_be_resumed_alongside(suite_dir: SuiteD
     assert resumed.returncode == 1, resumed.stderr
 
 
+def _last_start(run_dir: Path) -> int:
+    return max(i for i, e in enumerate(_events(run_dir)) if e["type"] == "run.start")
+
+
 def _events_after_last_start(run_dir: Path) -> list[dict[str, object]]:
-    events = _events(run_dir)
-    last = max(i for i, e in enumerate(events) if e["type"] == "run.start")
-    return events[last:]
+    return _events(run_dir)[_last_start(run_dir) :]
+
+
+def test_resuming_a_finished_run_writes_nothing_and_keeps_its_verdict(
+    suite_dir: SuiteDir, tmp_path: Path
+) -> None:
+    root = suite_dir(SUITE)
+    agent, counter = _agent(tmp_path)
+    first = run_agent(root, agent)
+    assert first.returncode == 1, first.stderr  # case-3 fails
+    run_dir = _only_run(root)
+    files = {name: (run_dir / name).read_bytes() for name in ("events.jsonl", "run.json", "report.json")}
+    calls = counter.read_text()
+    for _ in range(2):
+        proc = run_cli("run", "--resume", str(run_dir), cwd=root.parent)
+        assert proc.returncode == 1, proc.stderr  # the run's own verdict
+        assert proc.stdout.splitlines() == [
+            f"skillgym: run {run_dir.name} already finished (12 trials: 10 passed, 2 failed, 0 errored); "
+            f"nothing to resume in {run_dir}"
+        ]
+        for name, data in files.items():
+            assert (run_dir / name).read_bytes() == data, name
+        assert counter.read_text() == calls  # no agent ran
+
+
+def test_resuming_a_finished_run_that_passed_exits_0(suite_dir: SuiteDir, tmp_path: Path) -> None:
+    root = suite_dir(SUITE)
+    agent, _ = _agent(tmp_path)
+    assert run_agent(root, agent, "--case", "case-0").returncode == 0
+    run_dir = _only_run(root)
+    before = (run_dir / "events.jsonl").read_bytes()
+    proc = run_cli("run", "--resume", str(run_dir), cwd=root.parent)
+    assert proc.returncode == 0, proc.stderr
+    assert "(2 trials: 2 passed, 0 failed, 0 errored); nothing to resume" in proc.stdout
+    assert (run_dir / "events.jsonl").read_bytes() == before
 
 
 def test_resume_tolerates_a_truncated_last_line(suite_dir: SuiteDir, tmp_path: Path) -> None:

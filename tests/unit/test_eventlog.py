@@ -10,7 +10,7 @@ import msgspec
 import pytest
 
 from skillgym.eventlog import EventLogError, decode_event, mend_tail, read_run_log
-from skillgym.events import EVENT_SCHEMA, RunFinish, TrialStart, event_encoder
+from skillgym.events import EVENT_SCHEMA, RunFinish, TrialFinish, TrialStart, event_encoder
 from skillgym.identity import TrialId, trial_id
 from skillgym.loader import load_suite
 from skillgym.results import RESULT_SCHEMA
@@ -95,7 +95,7 @@ def test_a_log_of_an_unknown_schema_is_refused_naming_the_ones_read(tmp_path: Pa
     run_dir = _schema_1_run(tmp_path, lines=1)
     start = json.loads((run_dir / "events.jsonl").read_text())
     (run_dir / "events.jsonl").write_text(json.dumps({**start, "schema": 99}) + "\n")
-    with pytest.raises(EventLogError, match=r"event schema 99 is not one this skillgym reads \(1, 2, 3\)"):
+    with pytest.raises(EventLogError, match=r"event schema 99 is not one this skillgym reads \(1, 2, 3, 4\)"):
         read_run_log(run_dir)
 
 
@@ -105,6 +105,16 @@ def test_a_schema_1_event_is_damage_in_a_log_of_todays_schema() -> None:
         decode_event(old)
     upgraded = decode_event(old, schema=1)
     assert isinstance(upgraded, TrialStart) and upgraded.id.key == NONE
+
+
+def test_a_schema_3_trial_finish_without_kept_reads_as_a_new_result() -> None:
+    lines = SCHEMA_1.read_text().replace("@FINGERPRINT@", "f").splitlines()
+    finish = next(line for line in lines if "trial.finish" in line)
+    today = decode_event(finish.encode(), schema=1)
+    assert isinstance(today, TrialFinish) and not today.kept
+    schema_3 = {k: v for k, v in json.loads(event_encoder.encode(today)).items() if k != "kept"}
+    old = decode_event(json.dumps(schema_3).encode(), schema=3)
+    assert isinstance(old, TrialFinish) and old.kept is False and old.result == today.result
 
 
 def test_mending_keeps_a_whole_schema_1_last_line(tmp_path: Path) -> None:
@@ -131,7 +141,7 @@ def _old_run(tmp_path: Path, name: str) -> Path:
 
 def test_a_schema_1_check_reads_as_a_typed_check_with_its_tokens_and_notes(tmp_path: Path) -> None:
     log = read_run_log(_old_run(tmp_path, "1-check"))
-    assert log.start.schema == 1 and EVENT_SCHEMA == 3
+    assert log.start.schema == 1 and EVENT_SCHEMA == 4
     assert len(log.results) == 2
     finish = log.finish
     assert finish is not None
