@@ -316,17 +316,23 @@ def _in_memory(suite: Path, trials: int) -> str | None:
         return _figures([_skillgym_stub(suite, Path(tmp) / "runs")])
 
 
+def _sleeping_agent(folder: Path) -> Path:
+    """The concurrency runs' agent: reads the prompt, sleeps 0.25 s, answers."""
+    script = folder / "agent.sh"
+    script.write_text(
+        "cat >/dev/null\nsleep 0.25\n"
+        'printf \'%s\\n\' \'{"type":"result","text":"I would wait until it prints Listening"}\'\n'
+    )
+    return script
+
+
 @benchmark
 def concurrency(opts: Options) -> list[tuple[str, str]]:
     """400 trials of an agent that sleeps 0.25 s, at concurrency 50: measured wall over the ideal 2 s."""
     runs: list[Measured] = []
     with tempfile.TemporaryDirectory(dir=_scratch()) as tmp:
         suite = _generated_suite(Path(tmp) / "evals", 100)
-        script = Path(tmp) / "agent.sh"
-        script.write_text(
-            "cat >/dev/null\nsleep 0.25\n"
-            'printf \'%s\\n\' \'{"type":"result","text":"I would wait until it prints Listening"}\'\n'
-        )
+        script = _sleeping_agent(Path(tmp))
         agent = f"sh {script}"
         spans: list[float] = []
         for number in range(opts.repeat):
@@ -422,11 +428,7 @@ def sandbox(opts: Options) -> list[tuple[str, str]]:
     rows: list[tuple[str, str]] = []
     with tempfile.TemporaryDirectory(dir=_scratch()) as tmp:
         suite = _generated_suite(Path(tmp) / "evals", 100)
-        script = Path(tmp) / "agent.sh"
-        script.write_text(
-            "cat >/dev/null\nsleep 0.25\n"
-            'printf \'%s\\n\' \'{"type":"result","text":"I would wait until it prints Listening"}\'\n'
-        )
+        script = _sleeping_agent(Path(tmp))
         agent = ["--suite", str(suite), "--provider", "command", "--agent-command", f"sh {script}"]
         cases = {
             "400 x 0.25 s at concurrency 50, run.start to run.finish": [*agent, "--concurrency", "50"],

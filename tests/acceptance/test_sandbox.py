@@ -25,22 +25,26 @@ pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewra
 
 CANARY = f"canary-{uuid.uuid4().hex}"
 
-SUITE = {
-    "suite.py": """
+
+def _one_case_suite(case_id: str, task: str, leaves: str) -> dict[str, str]:
+    """A suite of one execution case in a plain workspace, passed when the agent leaves file ``leaves``."""
+    source = f"""
         from skillgym import condition, execution_case, workspace_preset
 
         condition("none")
         workspace_preset("plain", template="template")
 
-        with execution_case("escape") as c:
+        with execution_case({case_id!r}) as c:
             c.category("sandbox")
             c.workspace("plain")
-            c.task("try to leave")
+            c.task({task!r})
             with c.assertions() as a:
-                a.file_exists("done.txt")
-    """,
-    "template/README.md": "a workspace\n",
-}
+                a.file_exists({leaves!r})
+    """
+    return {"suite.py": source, "template/README.md": "a workspace\n"}
+
+
+SUITE = _one_case_suite("escape", "try to leave", "done.txt")
 
 # Every attempt is allowed to fail; what matters is what reaches the host. The answer quotes what the
 # agent could read, so a canary that leaked would be in the trace, the streams and the report.
@@ -153,22 +157,7 @@ def test_without_the_sandbox_the_same_agent_escapes_and_the_run_says_it_was_unsa
     assert "Sandbox: none" in (_run_dir(got["root"]) / "report.md").read_text()
 
 
-REPLAY_SUITE = {
-    "suite.py": """
-        from skillgym import condition, execution_case, workspace_preset
-
-        condition("none")
-        workspace_preset("plain", template="template")
-
-        with execution_case("reenact") as c:
-            c.category("sandbox")
-            c.workspace("plain")
-            c.task("write a file")
-            with c.assertions() as a:
-                a.file_exists("inside.txt")
-    """,
-    "template/README.md": "a workspace\n",
-}
+REPLAY_SUITE = _one_case_suite("reenact", "write a file", "inside.txt")
 
 
 def test_a_replayed_command_cannot_write_outside_the_workspace(tmp_path: Path) -> None:
