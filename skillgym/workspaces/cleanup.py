@@ -32,10 +32,11 @@ class CleanupReport(Data, frozen=True, kw_only=True):
 async def cleanup(layout: TrialLayout, *, trial_id: str, keep_workspace: bool) -> CleanupReport:
     """Stop everything the trial left running, then remove its files, without raising for what is gone.
 
-    1. ``tmux -S <socket> kill-server`` for every socket under the trial's ``tmux_tmpdir``;
-    2. SIGTERM, then SIGKILL, every process of this user started with ``SKILLGYM_TRIAL_ID=<trial_id>``
-       (daemons that left the trial's process group with setsid or double forks);
-    3. remove the tmux socket dir, and the workspace, home and temp folder unless ``keep_workspace``
+    1. name every process of this user started with ``SKILLGYM_TRIAL_ID=<trial_id>`` (daemons that
+       left the trial's process group with setsid or double forks, tmux servers) in ``problems``;
+    2. ``tmux -S <socket> kill-server`` for every socket under the trial's ``tmux_tmpdir``;
+    3. SIGTERM, then SIGKILL, what of step 1 is still running;
+    4. remove the tmux socket dir, and the workspace, home and temp folder unless ``keep_workspace``
        (inside a run's ``background_removal`` block this is handed to its worker and done by the end of
        the block).
 
@@ -47,17 +48,14 @@ async def cleanup(layout: TrialLayout, *, trial_id: str, keep_workspace: bool) -
         # A trial that never started tmux has an empty (or no) socket dir: no thread to find that out.
         tmux_dir = Path(layout.tmux_tmpdir)
         sockets = await anyio.to_thread.run_sync(_tmux_sockets, tmux_dir) if _has_entries(tmux_dir) else []
-        for socket in sockets:
-            if await _kill_tmux_server(socket):
-                problems.append(
-                    f"still running when the trial ended, stopped by cleanup: the tmux server on {socket}"
-                )
+        # Named before anything is stopped, tmux servers among them: each is worth one warning.
         pids = await tagged_pids(trial_id)
-        # Named before they are stopped: a process the trial left running is worth a warning.
         commands = [(pid, command_line(pid)) for pid in pids]
         problems += [
             left_running(command, pid, by="cleanup") for pid, command in commands if command is not None
         ]
+        for socket in sockets:
+            await _kill_tmux_server(socket)  # tmux ends its panes' programs itself; the rest come next
         survivors = await kill_pids(pids) if pids else []
         if survivors:
             problems.append(
@@ -96,15 +94,11 @@ def _tmux_sockets(tmpdir: Path) -> list[Path]:
     return sorted(found)
 
 
-async def _kill_tmux_server(socket: Path) -> bool:
-    """True when a server was there to stop."""
+async def _kill_tmux_server(socket: Path) -> None:
     # A stale socket (server already gone) or a missing tmux binary is nothing left to stop; a server
     # that ignores kill-server is still tagged with the trial id and goes in the process sweep.
     env = {"PATH": os.environ.get("PATH", os.defpath)}
-    try:
-        result = await run_process(
+    with contextlib.suppress(ProcessStartError):
+        await run_process(
             ["tmux", "-S", str(socket), "kill-server"], cwd=Path("/"), env=env, timeout_s=_TMUX_KILL_TIMEOUT_S
         )
-    except ProcessStartError:
-        return False
-    return result.exit_code == 0
