@@ -37,8 +37,8 @@ condition(
 anti_pattern(
     "orphaned-session",
     # At the start of a command, any directory before it; the session is its first argument, if any.
-    r"(?:^\s*|[;&|(`]\s*)(?:[\w.~$/-]*/)?(?P<end>cleanup\.sh)(?![\w.-])"
-    r"(?:[ \t]+(?P<session>[\w.-]+)(?![\w.>-]))?",
+    r"(?:^\s*|[;&|(`]\s*)(?:[\w.~$/-]*/)?(?P<end>cleanup\.sh)"
+    r"(?:[ \t]+(?P<session>[\w.-]+)(?:[^\w.>-]|$)|[^\w.-]|$)",
     description="creates a tmux session that is never ended",
     suggested_fix="end every session you start: scripts/cleanup.sh SESSION "
     "(or tmux -L NAME kill-session -t SESSION)",

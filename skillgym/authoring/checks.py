@@ -11,6 +11,7 @@ import msgspec
 
 from ..errors import DefinitionError
 from ..model import Pattern
+from ..regex import RegexError, compile_regex
 
 PatternLike: TypeAlias = str | re.Pattern[str]
 
@@ -217,7 +218,7 @@ def check_target(value: object, *, case_id: str | None, origin: str) -> str:
     return text
 
 
-def _check_regex(regex: str, flags: int, *, where: str, case_id: str | None, origin: str) -> None:
+def _check_regex(regex: str, flags: str, *, where: str, case_id: str | None, origin: str) -> None:
     if not regex:
         raise DefinitionError(
             f"empty pattern {where}: it would match any text; give an expression that says what to look for",
@@ -226,8 +227,8 @@ def _check_regex(regex: str, flags: int, *, where: str, case_id: str | None, ori
         )
     if _SYNTAX.search(regex) is None:  # plain text
         return
-    try:
-        re.compile(regex, int(flags))  # as an int: re looks up a RegexFlag's value through the enum first
+    try:  # Python's own message first: it is the syntax the suite is written in
+        re.compile(regex, _flag_bits(flags))
     except re.error as exc:
         raise DefinitionError(
             f"invalid regex {regex!r} {where}: {exc}; "
@@ -235,12 +236,26 @@ def _check_regex(regex: str, flags: int, *, where: str, case_id: str | None, ori
             case_id=case_id,
             origin=origin,
         ) from exc
+    try:
+        compile_regex(regex, flags)
+    except RegexError as exc:
+        raise DefinitionError(
+            f"regex {regex!r} {where} {exc.reason}", case_id=case_id, origin=origin
+        ) from None
+
+
+def _flag_bits(letters: str) -> int:
+    bits = 0
+    for flag, letter in _FLAG_LETTERS:
+        if letter in letters:
+            bits |= flag
+    return bits
 
 
 def to_pattern(value: object, *, where: str, case_id: str | None, origin: str) -> Pattern:
     """A str is a regex searched case-insensitively; a compiled pattern keeps its re.I/re.M/re.S flags."""
     if isinstance(value, str):
-        _check_regex(value, re.IGNORECASE, where=where, case_id=case_id, origin=origin)
+        _check_regex(value, "i", where=where, case_id=case_id, origin=origin)
         return Pattern(regex=value, flags="i")
     if isinstance(value, re.Pattern):
         source = value.pattern
@@ -250,7 +265,7 @@ def to_pattern(value: object, *, where: str, case_id: str | None, origin: str) -
                 case_id=case_id,
                 origin=origin,
             )
-        _check_regex(source, 0, where=where, case_id=case_id, origin=origin)
+        _check_regex(source, "", where=where, case_id=case_id, origin=origin)
         # Inline flags such as (?x) travel inside the expression itself; only the rest must map to letters.
         extra = value.flags & ~re.compile(source).flags
         letters = ""
@@ -294,11 +309,7 @@ def check_pattern(value: object, *, where: str, case_id: str | None, origin: str
             case_id=case_id,
             origin=origin,
         )
-    flags = 0
-    for flag, letter in _FLAG_LETTERS:
-        if letter in value.flags:
-            flags |= flag
-    _check_regex(value.regex, flags, where=where, case_id=case_id, origin=origin)
+    _check_regex(value.regex, value.flags, where=where, case_id=case_id, origin=origin)
     return value
 
 

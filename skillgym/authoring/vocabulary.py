@@ -28,29 +28,30 @@ class Phrase(NamedTuple):
 # Workflow patterns are searched in the shell commands the agent actually ran, one command at a time: they
 # describe driving a terminal program with tmux. Every sugar method takes ``patterns=`` to override them.
 _TMUX_SEND = r"\btmux\b.*\bsend-keys\b.*"
-# A command that waits on observable output: a capture-pane poll or a wait helper (wait-for, wait_until, ...).
-_WAITS_ON_OUTPUT = r"(?=.*(?:\bcapture-pane\b|\bwait[-_]?(?:for|until)\w*))"
+# A command that waits on observable output: a capture-pane poll or a wait helper (wait-for, wait_until, ...),
+# before or after the text it waits for (RE2 has no lookahead to say "anywhere in the command").
+_WAITS_ON_OUTPUT = r"(?:\bcapture-pane\b|\bwait[-_]?(?:for|until)\w*)"
 
 WORKFLOW: Final[Mapping[str, Phrase]] = MappingProxyType(
     {
         "create_session": Phrase(
             "create-session",
             "start the program in a new tmux session",
-            (r"\btmux\b.*\bnew(?:-session)?\b(?!-)",),
+            (r"\btmux\b.*\bnew(?:-session)?(?:[^\w-]|$)",),
         ),
         "input": Phrase("input", "send {text!r} to the program", (_TMUX_SEND + "{text}",)),
         "run": Phrase("run", "run the command {text!r} in the session", (_TMUX_SEND + "{text}",)),
         "wait_for": Phrase(
             "wait-for",
             "wait until the screen shows {text!r} (no blind sleep)",
-            (_WAITS_ON_OUTPUT + ".*{text}",),
+            (f"(?:{_WAITS_ON_OUTPUT}.*{{text}}|{{text}}.*{_WAITS_ON_OUTPUT})",),
         ),
         "snapshot": Phrase("snapshot", "capture the pane's text", (r"\bcapture-pane\b",)),
         "screenshot": Phrase("screenshot", "save a screenshot of the screen", (r"\.(?:svg|png|html)\b",)),
         "resize": Phrase(
             "resize",
             "resize the terminal to {cols}x{rows}",
-            (r"\bresize-(?:window|pane)\b(?=.*\b{cols}\b)(?=.*\b{rows}\b)",),
+            (r"\bresize-(?:window|pane)\b(?:.*\b{cols}\b.*\b{rows}\b|.*\b{rows}\b.*\b{cols}\b)",),
         ),
         "destroy": Phrase("destroy", "end the tmux session", (r"\bkill-(?:session|server)\b",)),
     }

@@ -43,8 +43,10 @@ _CMD = (
 # tmux's global options come before its command; -L/-S among them choose a private server.
 _TMUX_FLAGS = r"(?:\s+-[2CDNluvV]+|\s+-[cfT]\s*\S+)*"
 _TMUX_ANY_FLAGS = r"(?:\s+-[2CDNluvV]+|\s+-[cfTLS]\s*\S+)*"
-_TMUX_WORD = r"(?<![\w./$-])(?:[\w.~-]*/)*tmux(?![\w.-])"
-_PRIVATE = r"\s+-[2CDNluvV]*[LS]"
+# Matched context stands in for lookbehind, which RE2 lacks: the character before a word, when there is
+# one, must not continue it. Every use of the tmux word is followed by whitespace, which ends it.
+_BEFORE_TMUX = r"(?:^|[^\w./$-])"
+_TMUX_PATH = r"(?:[\w.~-]*/)*tmux"
 # Full command names and their official aliases (single-letter prefixes left out: too ambiguous in prose).
 _TMUX_COMMANDS = tuple(
     word
@@ -72,15 +74,18 @@ _TMUX_COMMANDS = tuple(
     for word in line.split()
 )
 _TMUX_COMMAND = (
-    "(?:" + "|".join(sorted(map(re.escape, _TMUX_COMMANDS), key=len, reverse=True)) + r")(?![\w-])"
+    "(?:" + "|".join(sorted(map(re.escape, _TMUX_COMMANDS), key=len, reverse=True)) + r")(?:[^\w-]|$)"
 )
 
 # tmux's own session commands, read by the orphaned-session check whatever the rule's patterns; a suite
 # that ends sessions some other way (a cleanup script) declares that command in its own orphaned-session
 # rule, with an ``end`` group (README: "Anti-patterns").
 TMUX_SESSION_PATTERNS: Final = (
-    Pattern(regex=_TMUX_WORD + _TMUX_ANY_FLAGS + r"\s+(new-session|new)(?![\w-])", flags=""),
-    Pattern(regex=_TMUX_WORD + _TMUX_ANY_FLAGS + r"\s+(?P<end>kill-session|kill-server)(?![\w-])", flags=""),
+    Pattern(regex=_BEFORE_TMUX + _TMUX_PATH + _TMUX_ANY_FLAGS + r"\s+(new-session|new)(?:[^\w-]|$)", flags=""),
+    Pattern(
+        regex=_BEFORE_TMUX + _TMUX_PATH + _TMUX_ANY_FLAGS + r"\s+(?P<end>kill-session|kill-server)(?:[^\w-]|$)",
+        flags="",
+    ),
 )
 
 DEFAULT_RULES: Final[tuple[AntiPatternRule, ...]] = (
@@ -101,7 +106,7 @@ DEFAULT_RULES: Final[tuple[AntiPatternRule, ...]] = (
         severity="error",
         patterns=(
             Pattern(
-                regex=r"(?<![\w./-])(import\s+-window|scrot|gnome-screenshot|screencapture|xwd|xdotool)(?![\w-])",
+                regex=r"(?:^|[^\w./-])(import\s+-window|scrot|gnome-screenshot|screencapture|xwd|xdotool)(?:[^\w-]|$)",
                 flags="i",
             ),
         ),
@@ -113,7 +118,7 @@ DEFAULT_RULES: Final[tuple[AntiPatternRule, ...]] = (
         description="drives the program with GNU screen instead of tmux",
         severity="error",
         # Case-sensitive and followed by an option or the end of the command: "Screen output" is prose.
-        patterns=(Pattern(regex=_CMD + r"(screen)(?=\s+-|\s*(?:$|[;&|)`]))", flags=""),),
+        patterns=(Pattern(regex=_CMD + r"(screen)(?:\s+-|\s*(?:$|[;&|)`]))", flags=""),),
         suggested_fix="use tmux on a private socket: tmux -L NAME new-session -d -s SESSION 'program'",
     ),
     AntiPatternRule(
@@ -122,7 +127,8 @@ DEFAULT_RULES: Final[tuple[AntiPatternRule, ...]] = (
         severity="warning",
         patterns=(
             Pattern(
-                regex=f"({_TMUX_WORD})(?!{_TMUX_FLAGS}{_PRIVATE})(?={_TMUX_FLAGS}\\s+{_TMUX_COMMAND})",
+                # Its flags cannot be -L or -S, so a private socket keeps tmux from reaching a command.
+                regex=f"{_BEFORE_TMUX}({_TMUX_PATH}){_TMUX_FLAGS}\\s+{_TMUX_COMMAND}",
                 flags="",
             ),
         ),

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import bisect
-import functools
 import re
-from typing import Final
-
 from ..errors import SkillgymError
 from ..model import Data, Pattern
+from ..regex import Regex, RegexError, compile_regex
 from .negation import SENTENCE_END, is_negated
 
 __all__ = (
@@ -24,13 +22,11 @@ __all__ = (
     "show_pattern",
 )
 
-_FLAG_BITS: Final = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL}
-
 _SPACES = re.compile(r"\s+")
 
 
 class PatternError(SkillgymError, ValueError):
-    """A pattern cannot be compiled: an unknown flag letter or an invalid regular expression."""
+    """A pattern cannot be compiled: an unknown flag letter, an invalid expression, or one RE2 cannot run."""
 
 
 class PatternMatch(Data, frozen=True, kw_only=True):
@@ -47,22 +43,12 @@ class PatternMatch(Data, frozen=True, kw_only=True):
     negated: bool = False
 
 
-@functools.lru_cache(maxsize=2048)
-def _compile(regex: str, flags: str) -> re.Pattern[str]:
-    bits = 0
-    for letter in flags:
-        if letter not in _FLAG_BITS:
-            raise PatternError(f"pattern /{regex}/ has unknown flag {letter!r}; flags are a subset of 'ims'")
-        bits |= _FLAG_BITS[letter]
+def compile_pattern(pattern: Pattern) -> Regex:
+    """The compiled regex of ``pattern`` (cached, matched by RE2); raises PatternError when it cannot compile."""
     try:
-        return re.compile(regex, bits)
-    except re.error as exc:
-        raise PatternError(f"pattern /{regex}/ does not compile: {exc}; fix the expression") from exc
-
-
-def compile_pattern(pattern: Pattern) -> re.Pattern[str]:
-    """The compiled regex of ``pattern`` (cached); raises PatternError when it cannot compile."""
-    return _compile(pattern.regex, pattern.flags)
+        return compile_regex(pattern.regex, pattern.flags)
+    except RegexError as exc:
+        raise PatternError(f"pattern /{pattern.regex}/ {exc.reason}") from None
 
 
 def show_pattern(pattern: Pattern) -> str:
@@ -96,14 +82,6 @@ class LineIndex:
         return bisect.bisect_left(self._breaks, offset) + 1
 
 
-def _focus(match: re.Match[str]) -> tuple[int, int]:
-    for group in range(1, (match.re.groups or 0) + 1):
-        start, end = match.span(group)
-        if start != -1 and end > start:
-            return start, end
-    return match.span()
-
-
 def sentence_after(text: str, offset: int, *, chars: int = 80) -> str:
     """Up to ``chars`` characters from ``offset`` to the end of the sentence, lowercased, spaces collapsed."""
     window = text[offset : offset + chars]
@@ -122,7 +100,7 @@ def find_all(
     for match in compile_pattern(pattern).finditer(text):
         if lines is None:  # most texts never match: no index for them
             lines = LineIndex(text)
-        start, end = _focus(match)
+        start, end = match.focus()
         found.append(
             PatternMatch(
                 text=text[start:end],
@@ -140,7 +118,7 @@ def find_first(pattern: Pattern, text: str, *, index: LineIndex | None = None) -
     match = compile_pattern(pattern).search(text)
     if match is None:
         return None
-    start, end = _focus(match)
+    start, end = match.focus()
     line = (index or LineIndex(text)).line(start)
     return PatternMatch(text=text[start:end], line=line, start=start, end=end)
 

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Final, Literal
 
 from ..model import Data, Pattern
+from ..regex import Match
 from .context import GradeContext
 from .negation import is_negated
 from .patterns import compile_pattern
@@ -34,6 +35,8 @@ _SEPARATORS: Final = frozenset({";", "&&", "||", "|", "&", "(", ")", "`"})
 # part the session from the window and pane (app:0.1; app.1 is pane 1 of app's window, app. names no
 # pane), so its session ends at the first of them; =app asks for an exact match.
 _UNSAFE = re.compile(r"[:.]")
+# A character that cannot start a command word: patterns match one before the word as its left context.
+_CONTEXT = re.compile(r"[^\w./$~-]")
 # What tmux says when the server or the session is not there.
 _GONE: Final = ("no server running", "error connecting", "no such file or directory", "can't find session")
 TMUX_QUERY_TIMEOUT_S: Final = 10.0
@@ -136,11 +139,17 @@ def _socket(value: str) -> Socket:
     return ("L", value)
 
 
-def _group(match: re.Match[str], name: str) -> str | None:
+def _group(match: Match, name: str) -> str | None:
     return match.group(name) if name in match.re.groupindex else None
 
 
-def read_event(match: re.Match[str], line: str, *, prose: bool = False) -> SessionEvent:
+def _command_start(match: Match, line: str) -> int:
+    """Where the matched command starts: after the character before it, which a pattern may match as context."""
+    start = match.start()
+    return start + 1 if start < match.end() and _CONTEXT.match(line, start) else start
+
+
+def read_event(match: Match, line: str, *, prose: bool = False) -> SessionEvent:
     """The session event a match of an orphaned-session pattern stands for.
 
     A pattern with an ``end`` group that took part recognises an end; any other match, a creation. Named
@@ -152,7 +161,7 @@ def read_event(match: re.Match[str], line: str, *, prose: bool = False) -> Sessi
     session, socket = _group(match, "session"), _group(match, "socket")
     declared = "session" in match.re.groupindex or "socket" in match.re.groupindex
     if not declared:
-        event = read_tmux(line[match.start() :], prose=prose)
+        event = read_tmux(line[_command_start(match, line) :], prose=prose)
         if event is not None and event.kind == kind:
             return event
     where = _socket(socket) if socket else None

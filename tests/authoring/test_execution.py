@@ -63,7 +63,7 @@ def test_design_example_compiles_to_the_exact_struct() -> None:
                 id="create-session",
                 description="start the program in a new tmux session",
                 required=False,
-                required_patterns=(Pattern(regex=r"\btmux\b.*\bnew(?:-session)?\b(?!-)"),),
+                required_patterns=(Pattern(regex=r"\btmux\b.*\bnew(?:-session)?(?:[^\w-]|$)"),),
                 origin=chain,
             ),
             WorkflowCheck(
@@ -79,7 +79,7 @@ def test_design_example_compiles_to_the_exact_struct() -> None:
                 description="wait until the screen shows 'READY>' (no blind sleep)",
                 required=False,
                 required_patterns=(
-                    Pattern(regex=r"(?=.*(?:\bcapture-pane\b|\bwait[-_]?(?:for|until)\w*)).*READY>"),
+                    Pattern(regex=r"(?:(?:\bcapture-pane\b|\bwait[-_]?(?:for|until)\w*).*READY>|READY>.*(?:\bcapture-pane\b|\bwait[-_]?(?:for|until)\w*))"),
                 ),
                 depends_on=("input",),
                 origin=chain,

@@ -35,7 +35,12 @@ def test_a_compiled_pattern_keeps_its_flags(flags: int, letters: str) -> None:
 
 
 def test_inline_flags_travel_inside_the_expression() -> None:
-    assert to_pattern(re.compile("(?x) a b"), **_WHERE) == Pattern(regex="(?x) a b", flags="")
+    assert to_pattern(re.compile("(?s)a.b"), **_WHERE) == Pattern(regex="(?s)a.b", flags="")
+
+
+def test_verbose_mode_inline_is_refused_because_re2_lacks_it() -> None:
+    with pytest.raises(DefinitionError, match=r"uses verbose mode '\(\?x\)'"):
+        to_pattern(re.compile("(?x) a b"), **_WHERE)
 
 
 @pytest.mark.parametrize("flag", [re.X, re.A, re.X | re.I])

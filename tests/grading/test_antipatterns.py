@@ -334,8 +334,8 @@ CLEANUP = AntiPatternRule(
     severity="warning",
     patterns=(
         Pattern(
-            regex=r"(?:^\s*|[;&|(`]\s*)(?:[\w.~$/-]*/)?(?P<end>cleanup\.sh)(?![\w.-])"
-            r"(?:[ \t]+(?P<session>[\w.-]+)(?![\w.>-]))?",
+            regex=r"(?:^\s*|[;&|(`]\s*)(?:[\w.~$/-]*/)?(?P<end>cleanup\.sh)"
+            r"(?:[ \t]+(?P<session>[\w.-]+)(?:[^\w.>-]|$)|[^\w.-]|$)",
             flags="i",
         ),
     ),

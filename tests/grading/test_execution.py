@@ -53,9 +53,9 @@ HELLO = ExecutionCase(
     fixture="hello-prompt",
     expected_skill="tmux-tui",
     workflow=chain(
-        ("create-session", r"\btmux\b.*\bnew(?:-session)?\b(?!-)"),
+        ("create-session", r"\btmux\b.*\bnew(?:-session)?(?:[^\w-]|$)"),
         ("input", r"\btmux\b.*\bsend-keys\b.*hello\ world"),
-        ("wait-for", r"(?=.*(?:\bcapture-pane\b|\bwait[-_]?(?:for|until)\w*)).*READY>"),
+        ("wait-for", r"(?:(?:\bcapture-pane\b|\bwait[-_]?(?:for|until)\w*).*READY>|READY>.*(?:\bcapture-pane\b|\bwait[-_]?(?:for|until)\w*))"),
         ("snapshot", r"\bcapture-pane\b"),
         ("destroy", r"\bkill-(?:session|server)\b"),
     ),

@@ -38,7 +38,11 @@ TAXONOMY = (
     "performance/startup",
     "crash/recovery",
 )
-WAITS = r"(?=.*(?:\bcapture-pane\b|\bwait[-_]?(?:for|until)\w*))"
+WAITS = r"(?:\bcapture-pane\b|\bwait[-_]?(?:for|until)\w*)"
+
+
+def waits_for(text: str) -> str:
+    return f"(?:{WAITS}.*{text}|{text}.*{WAITS})"
 
 
 def _step(step_id: str, description: str, regex: str, after: str | None) -> WorkflowCheck:
@@ -76,13 +80,13 @@ EXPECTED: dict[str, Case] = {
             _step(
                 "create-session",
                 "start the program in a new tmux session",
-                r"\btmux\b.*\bnew(?:-session)?\b(?!-)",
+                r"\btmux\b.*\bnew(?:-session)?(?:[^\w-]|$)",
                 None,
             ),
             _step(
                 "wait-for",
                 "wait until the screen shows 'READY>' (no blind sleep)",
-                WAITS + ".*READY>",
+                waits_for("READY>"),
                 "create-session",
             ),
             _step(
@@ -94,7 +98,7 @@ EXPECTED: dict[str, Case] = {
             _step(
                 "wait-for-2",
                 "wait until the screen shows 'ECHO: hello world' (no blind sleep)",
-                WAITS + r".*ECHO:\ hello\ world",
+                waits_for(r"ECHO:\ hello\ world"),
                 "input",
             ),
             _step("snapshot", "capture the pane's text", r"\bcapture-pane\b", "wait-for-2"),
