@@ -21,7 +21,7 @@ import unicodedata
 from collections.abc import Iterator
 from typing import Any, Final
 
-import re2
+import re2  # type: ignore[import-untyped]  # google-re2 ships no type information
 
 from .errors import SkillgymError
 
@@ -99,9 +99,8 @@ def _translate(regex: str, flags: str) -> str:
                 i = n if end == -1 else end + 1
                 continue
         elif char in "*+?}" and regex.startswith("+", i + 1):
-            raise _unsupported(
-                regex, f"a possessive repeat '{char}+'", f"use the plain repeat '{char}': RE2 never backtracks"
-            )
+            plain = f"use the plain repeat '{char}': RE2 never backtracks"
+            raise _unsupported(regex, f"a possessive repeat '{char}+'", plain)
         elif char == "$" and not multiline:
             out.append(r"(?:\n?\z)")  # Python's $ also matches just before a final newline
             i += 1
@@ -138,11 +137,41 @@ def _escape(regex: str, i: int, in_class: bool) -> tuple[str, int]:
         except KeyError:
             raise RegexError(regex, f"has '\\N{{{name}}}', which names no Unicode character") from None
         return re2.escape(found), end + 1
+    if letter in _UNICODE_CLASSES:
+        return _shorthand(regex, letter, in_class), i + 2
     if letter.isdigit() and letter != "0" and not in_class:
         raise _unsupported(regex, f"a backreference '\\{letter}'", "match the repeated text explicitly")
     if letter == "g" and regex.startswith("<", i + 2):
         raise _unsupported(regex, "a backreference '\\g<...>'", "match the repeated text explicitly")
     return regex[i : i + 2], i + 2
+
+
+# Python's shorthand classes are Unicode-aware, RE2's ASCII: each is spelled out with Unicode classes.
+# Python's \s is str.isspace(): ASCII whitespace with \v, the separators \x1c-\x1f, \x85 and \p{Z}.
+_SPACE = r"\t\n\v\f\r \x{1c}-\x{1f}\x{85}\p{Z}"
+_UNICODE_CLASSES: Final = {
+    "w": (r"\pL\pN_", False),
+    "W": (r"\pL\pN_", True),
+    "d": (r"\p{Nd}", False),
+    "D": (r"\p{Nd}", True),
+    "s": (_SPACE, False),
+    "S": (_SPACE, True),
+}
+
+
+def _shorthand(regex: str, letter: str, in_class: bool) -> str:
+    members, negated = _UNICODE_CLASSES[letter]
+    if not in_class:
+        return f"[{'^' if negated else ''}{members}]"
+    if not negated:
+        return members
+    if letter == "D":
+        return r"\P{Nd}"
+    raise _unsupported(
+        regex,
+        f"'\\{letter}' inside a character class",
+        f"write it as an alternative, for example '(?:\\{letter}|[...])'",
+    )
 
 
 def _check_group(regex: str, i: int) -> None:
@@ -152,7 +181,7 @@ def _check_group(regex: str, i: int) -> None:
     if regex.startswith("(?", i):
         letters = _inline_letters(regex, i)
         if "x" in letters:
-            raise _unsupported(regex, "verbose mode '(?x)'", "write the expression without spaces and comments")
+            raise _unsupported(regex, "verbose mode '(?x)'", "write it without spaces and comments")
         if letters & set("aLu"):
             raise _unsupported(
                 regex, f"the inline flag '(?{''.join(sorted(letters & set('aLu')))})'", "drop it"
@@ -300,13 +329,14 @@ class _Offsets:
 def compile_regex(regex: str, flags: str = "") -> Regex:
     """``regex`` (Python syntax) with ``flags`` (a subset of "ims"), compiled for RE2; cached.
 
-    Raises RegexError naming what RE2 cannot run. Python's ``\\b``, ``\\w``, ``\\d`` and ``\\s`` are
-    Unicode-aware; RE2's are ASCII (``\\pL`` and ``\\pN`` are the Unicode classes).
+    Raises RegexError naming what RE2 cannot run. ``\\w``, ``\\d``, ``\\s`` and their negations keep
+    Python's Unicode meaning; ``\\b`` and ``\\B`` are RE2's, which look at ASCII word characters only.
     """
     unknown = set(flags) - set(FLAG_LETTERS)
     if unknown:
         word = "flag" if len(unknown) == 1 else "flags"
-        raise RegexError(regex, f"has unknown {word} {''.join(sorted(unknown))!r}; flags are a subset of 'ims'")
+        letters = "".join(sorted(unknown))
+        raise RegexError(regex, f"has unknown {word} {letters!r}; flags are a subset of 'ims'")
     prefix = f"(?{''.join(sorted(flags))})" if flags else ""
     translated = prefix + _translate(regex, flags)
     try:

@@ -47,6 +47,7 @@ _TMUX_ANY_FLAGS = r"(?:\s+-[2CDNluvV]+|\s+-[cfTLS]\s*\S+)*"
 # one, must not continue it. Every use of the tmux word is followed by whitespace, which ends it.
 _BEFORE_TMUX = r"(?:^|[^\w./$-])"
 _TMUX_PATH = r"(?:[\w.~-]*/)*tmux"
+_TMUX = _BEFORE_TMUX + _TMUX_PATH + _TMUX_ANY_FLAGS
 # Full command names and their official aliases (single-letter prefixes left out: too ambiguous in prose).
 _TMUX_COMMANDS = tuple(
     word
@@ -81,11 +82,8 @@ _TMUX_COMMAND = (
 # that ends sessions some other way (a cleanup script) declares that command in its own orphaned-session
 # rule, with an ``end`` group (README: "Anti-patterns").
 TMUX_SESSION_PATTERNS: Final = (
-    Pattern(regex=_BEFORE_TMUX + _TMUX_PATH + _TMUX_ANY_FLAGS + r"\s+(new-session|new)(?:[^\w-]|$)", flags=""),
-    Pattern(
-        regex=_BEFORE_TMUX + _TMUX_PATH + _TMUX_ANY_FLAGS + r"\s+(?P<end>kill-session|kill-server)(?:[^\w-]|$)",
-        flags="",
-    ),
+    Pattern(regex=_TMUX + r"\s+(new-session|new)(?:[^\w-]|$)", flags=""),
+    Pattern(regex=_TMUX + r"\s+(?P<end>kill-session|kill-server)(?:[^\w-]|$)", flags=""),
 )
 
 DEFAULT_RULES: Final[tuple[AntiPatternRule, ...]] = (

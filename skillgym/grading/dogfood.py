@@ -251,25 +251,40 @@ def _reproducibility_item(report: str) -> ScoreItem:
     )
 
 
-async def grade_dogfood(case: DogfoodCase, trace: Trace, ctx: GradeContext) -> Grade:
-    """Grade a dogfood trial by the rule in ``PASS_RULES["dogfood"]``."""
-    bundle = await anyio.to_thread.run_sync(_Bundle, case, trace, ctx)
-    bundle_checks = _bundle_checks(case, bundle)
+def _bundle_and_report(case: DogfoodCase, bundle: _Bundle) -> tuple[list[CheckOutcome], list[CheckOutcome]]:
+    """The bundle's checks and the report's requirements of one dogfood trial."""
     index = LineIndex(bundle.report)
     report_checks = [_requirement(r, bundle.report, index) for r in case.report_requirements]
+    return _bundle_checks(case, bundle), report_checks
+
+
+async def grade_dogfood(case: DogfoodCase, trace: Trace, ctx: GradeContext) -> Grade:
+    """Grade a dogfood trial by the rule in ``PASS_RULES["dogfood"]``."""
+    # What reads the bundle, the report and the commands runs off the loop, let go of when the trial is
+    # cancelled: a report or a command list may be long, and tmux is asked about sessions (that blocks).
+    bundle = await anyio.to_thread.run_sync(_Bundle, case, trace, ctx, abandon_on_cancel=True)
+    bundle_checks, report_checks = await anyio.to_thread.run_sync(
+        _bundle_and_report, case, bundle, abandon_on_cancel=True
+    )
     verifiers = await run_verifiers(case.verifiers, ctx)
-    artifacts = evaluate_artifacts(
-        case.artifacts,
-        bundle.root or Path(ctx.workspace) / case.bundle_path,
-        workspace=Path(ctx.workspace),
-        not_before=ctx.agent_started_at,
+    artifacts = await anyio.to_thread.run_sync(  # a walk of the bundle
+        lambda: evaluate_artifacts(
+            case.artifacts,
+            bundle.root or Path(ctx.workspace) / case.bundle_path,
+            workspace=Path(ctx.workspace),
+            not_before=ctx.agent_started_at,
+        ),
+        abandon_on_cancel=True,
     )
     commands = shell_commands(trace)
     rules = effective_rules(ctx.suite_rules, case.anti_patterns)
-    findings = await anyio.to_thread.run_sync(
-        lambda: scan_commands(commands, rules, running=still_running(ctx))
+    findings, workflow = await anyio.to_thread.run_sync(
+        lambda: (
+            scan_commands(commands, rules, running=still_running(ctx)),
+            evaluate_workflow(case.workflow, commands, corpus="commands", gates=False),
+        ),
+        abandon_on_cancel=True,
     )
-    workflow = evaluate_workflow(case.workflow, commands, corpus="commands", gates=False)
 
     held = sum(c.passed for c in bundle_checks)
     items = [

@@ -46,19 +46,26 @@ async def grade_execution(case: ExecutionCase, trace: Trace, ctx: GradeContext) 
     commands = shell_commands(trace)
     workspace = Path(ctx.workspace)
     rules = effective_rules(ctx.suite_rules, case.anti_patterns)
-    # tmux is asked whether a session the commands never ended still runs: that blocks, so off the loop.
-    findings = await anyio.to_thread.run_sync(
-        lambda: scan_commands(commands, rules, running=still_running(ctx))
+    # Off the loop, and let go of when the trial is cancelled: tmux is asked whether a session the
+    # commands never ended still runs (that blocks), and the commands may be long.
+    findings, workflow = await anyio.to_thread.run_sync(
+        lambda: (
+            scan_commands(commands, rules, running=still_running(ctx)),
+            # Workflow steps are scored, never gating here: the pass rule judges effects, not the route.
+            evaluate_workflow(case.workflow, commands, corpus="commands", gates=False),
+        ),
+        abandon_on_cancel=True,
     )
-    # Workflow steps are scored, never gating here: the pass rule judges effects, not the route taken.
-    workflow = evaluate_workflow(case.workflow, commands, corpus="commands", gates=False)
     verifiers = await run_verifiers(case.verifiers, ctx)
-    artifacts = evaluate_artifacts(
-        case.artifacts,
-        workspace,
-        workspace=workspace,
-        not_before=ctx.agent_started_at,
-        skip=(Path(ctx.fixture_log_dir),),
+    artifacts = await anyio.to_thread.run_sync(  # a walk of the workspace
+        lambda: evaluate_artifacts(
+            case.artifacts,
+            workspace,
+            workspace=workspace,
+            not_before=ctx.agent_started_at,
+            skip=(Path(ctx.fixture_log_dir),),
+        ),
+        abandon_on_cancel=True,
     )
 
     items: list[ScoreItem] = [

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Final, assert_never
 
+import anyio.to_thread
+
 from ..model import AntiPatternRule, Case, DogfoodCase, ExecutionCase, PromptCase
 from ..results import Grade
 from ..trace import Trace
@@ -17,6 +19,9 @@ __all__ = ("grade",)
 # How many prompt cases keep their latest grade. A run schedules a case's conditions and trials next to
 # each other, so a few hundred covers any concurrency; the bound keeps a long-lived process small.
 _RECENT_PROMPT_GRADES: Final = 256
+# A trace with this much text or more is graded in a worker thread: below it, the hand-off costs more
+# than the grading (a 64 KB answer grades in about a millisecond).
+OFF_LOOP_CHARS: Final = 64 * 1024
 
 
 class _PromptGrade:
@@ -52,11 +57,18 @@ def _prompt_grade(case: PromptCase, trace: Trace, ctx: GradeContext) -> Grade:
     ):
         return seen.grade
     graded = grade_prompt(case, trace, ctx)
+    # Large traces are graded in worker threads, so the cache is shared: each step tolerates another's.
     _recent.pop(case.id, None)
     if len(_recent) >= _RECENT_PROMPT_GRADES:
-        del _recent[next(iter(_recent))]
+        _recent.pop(next(iter(_recent), ""), None)
     _recent[case.id] = _PromptGrade(case, trace, ctx.skills, ctx.suite_rules, graded)
     return graded
+
+
+def _material(trace: Trace) -> int:
+    """How many characters grading reads at most: the answer, the messages and every tool call."""
+    size = len(trace.final_text) + sum(len(m.text) for m in trace.messages)
+    return size + sum(len(c.input) + len(c.output) + len(c.command or "") for c in trace.tool_calls)
 
 
 async def grade(case: Case, trace: Trace, ctx: GradeContext) -> Grade:
@@ -67,7 +79,11 @@ async def grade(case: Case, trace: Trace, ctx: GradeContext) -> Grade:
     """
     match case:
         case PromptCase():
-            return _prompt_grade(case, trace, ctx)
+            if _material(trace) < OFF_LOOP_CHARS:
+                return _prompt_grade(case, trace, ctx)
+            # Matching is linear in the text (RE2, which lets go of the interpreter lock while it
+            # matches), but a large trace still takes a while: never while the loop should start agents.
+            return await anyio.to_thread.run_sync(_prompt_grade, case, trace, ctx, abandon_on_cancel=True)
         case ExecutionCase():
             return await grade_execution(case, trace, ctx)
         case DogfoodCase():

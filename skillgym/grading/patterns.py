@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import re
+
 from ..errors import SkillgymError
 from ..model import Data, Pattern
 from ..regex import Regex, RegexError, compile_regex
@@ -44,7 +45,7 @@ class PatternMatch(Data, frozen=True, kw_only=True):
 
 
 def compile_pattern(pattern: Pattern) -> Regex:
-    """The compiled regex of ``pattern`` (cached, matched by RE2); raises PatternError when it cannot compile."""
+    """The compiled regex of ``pattern`` (cached, for RE2); raises PatternError if it cannot compile."""
     try:
         return compile_regex(pattern.regex, pattern.flags)
     except RegexError as exc:

@@ -144,7 +144,7 @@ def _group(match: Match, name: str) -> str | None:
 
 
 def _command_start(match: Match, line: str) -> int:
-    """Where the matched command starts: after the character before it, which a pattern may match as context."""
+    """Where the matched command starts: after the character before it, if the pattern matched that too."""
     start = match.start()
     return start + 1 if start < match.end() and _CONTEXT.match(line, start) else start
 
@@ -219,7 +219,8 @@ def open_sessions(
             for match in compile_pattern(pattern).finditer(line):
                 if negation and is_negated(line, match.start()):
                     continue
-                focus = next((g for g in match.groups() if g), match.group(0))
+                start, end = match.focus()
+                focus = line[start:end]
                 events.append((number, match.start(), read_event(match, line, prose=negation), focus))
     live: list[OpenSession] = []
     for number, _, event, text in sorted(events, key=lambda e: (e[0], e[1])):

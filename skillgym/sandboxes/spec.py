@@ -69,6 +69,26 @@ def trial_spec(
     case or the run declares, kept as given. ``hidden`` defaults to ``user_private_folders()``.
     """
     hide = tuple(hidden) if hidden is not None else user_private_folders()
+    extra_writable = list(writable)
+    if not _below(layout.tmux_tmpdir, layout.trial_dir):
+        extra_writable.append(layout.tmux_tmpdir)  # a short socket dir, outside the trial for its length
+    return SandboxSpec(
+        trial_dir=layout.trial_dir,
+        tmp=layout.tmp,
+        hidden=hide,
+        readable=_kept_readable(env.get("PATH", ""), suite_root, tuple(programs), tuple(readable), hide),
+        writable=tuple(_unique(extra_writable)),
+        network=network,
+    )
+
+
+# Every trial of a run asks with the same PATH, suite and programs, and resolving them touches the disk
+# (a realpath per PATH entry and program): worked out once, not once per trial.
+@functools.lru_cache(maxsize=64)
+def _kept_readable(
+    path: str, suite_root: str, programs: tuple[str, ...], readable: tuple[str, ...], hide: tuple[str, ...]
+) -> tuple[str, ...]:
+    """What is mounted again inside the hidden folders and /tmp, read-only: see ``trial_spec``."""
 
     def holds_hidden(folder: str) -> bool:
         return any(_below(h, os.path.realpath(folder)) for h in hide)
@@ -77,7 +97,7 @@ def trial_spec(
         # The install folder if it holds nothing hidden, else the path alone if that holds nothing hidden.
         return [wide] if not holds_hidden(wide) else [] if holds_hidden(path) else [path]
 
-    entries = [e for e in env.get("PATH", "").split(os.pathsep) if e]
+    entries = [e for e in path.split(os.pathsep) if e]
     kept = [
         *(kept for e in entries for kept in widened(e, install_root_of_entry(e))),
         sys.prefix,
@@ -86,19 +106,9 @@ def trial_spec(
         *(kept for p in programs for kept in widened(p, install_root(p) if os.path.isfile(p) else p)),
         *readable,
     ]
-    extra_writable = list(writable)
-    if not _below(layout.tmux_tmpdir, layout.trial_dir):
-        extra_writable.append(layout.tmux_tmpdir)  # a short socket dir, outside the trial for its length
     # The host's /tmp is the trial's own inside: what is kept from it is mounted again, like the home's.
     covered = (*hide, "/tmp")
-    return SandboxSpec(
-        trial_dir=layout.trial_dir,
-        tmp=layout.tmp,
-        hidden=hide,
-        readable=tuple(f for f in _unique(kept) if any(_below(os.path.realpath(f), c) for c in covered)),
-        writable=tuple(_unique(extra_writable)),
-        network=network,
-    )
+    return tuple(f for f in _unique(kept) if any(_below(os.path.realpath(f), c) for c in covered))
 
 
 def install_root_of_entry(entry: str) -> str:

@@ -79,7 +79,9 @@ def test_design_example_compiles_to_the_exact_struct() -> None:
                 description="wait until the screen shows 'READY>' (no blind sleep)",
                 required=False,
                 required_patterns=(
-                    Pattern(regex=r"(?:(?:\bcapture-pane\b|\bwait[-_]?(?:for|until)\w*).*READY>|READY>.*(?:\bcapture-pane\b|\bwait[-_]?(?:for|until)\w*))"),
+                    Pattern(
+                        regex=r"(?:(?:\bcapture-pane\b|\bwait[-_]?(?:for|until)\w*).*READY>|READY>.*(?:\bcapture-pane\b|\bwait[-_]?(?:for|until)\w*))"
+                    ),
                 ),
                 depends_on=("input",),
                 origin=chain,

@@ -55,7 +55,11 @@ HELLO = ExecutionCase(
     workflow=chain(
         ("create-session", r"\btmux\b.*\bnew(?:-session)?(?:[^\w-]|$)"),
         ("input", r"\btmux\b.*\bsend-keys\b.*hello\ world"),
-        ("wait-for", r"(?:(?:\bcapture-pane\b|\bwait[-_]?(?:for|until)\w*).*READY>|READY>.*(?:\bcapture-pane\b|\bwait[-_]?(?:for|until)\w*))"),
+        (
+            "wait-for",
+            r"(?:(?:\bcapture-pane\b|\bwait[-_]?(?:for|until)\w*).*READY>"
+            r"|READY>.*(?:\bcapture-pane\b|\bwait[-_]?(?:for|until)\w*))",
+        ),
         ("snapshot", r"\bcapture-pane\b"),
         ("destroy", r"\bkill-(?:session|server)\b"),
     ),
