@@ -29,6 +29,7 @@ class Sample(NamedTuple):
     value: float  # the figure compared: seconds
     cpu: float  # the skillgym process's own CPU seconds (user + system), its children not included
     peak_mb: float
+    agents: int = 0  # the most agents running at once, where the benchmark counts them
 
 
 # skillgym's CLI in this interpreter, printing its own CPU time as the last line of stderr when it exits:
@@ -102,21 +103,136 @@ def _concurrency() -> tuple[Callable[[Path], None], Side]:
     return setup, side
 
 
+# A prompt-lane agent that answers after 0 to 50 ms, logging when it ran (the most running at once is
+# counted from the logs): trials this short leave the harness as the limit.
+_QUICK_AGENT = """\
+import json, os, random, sys, time, uuid
+sys.stdin.read()
+started = time.time()
+time.sleep(random.uniform(0, 0.05))
+with open(os.path.join(sys.argv[1], uuid.uuid4().hex), "w") as f:
+    f.write(f"{started} {time.time()}")
+print(json.dumps({"type": "result", "text": "I would wait until it prints Listening"}))
+"""
+
+
+def _most_at_once(folder: Path) -> int:
+    changes = []
+    for log in folder.iterdir():
+        started, ended = map(float, log.read_text().split())
+        changes += [(started, 1), (ended, -1)]
+    running = most = 0
+    for _, change in sorted(changes):
+        running += change
+        most = max(most, running)
+    return most
+
+
+def _load_figure() -> tuple[Callable[[Path], None], Side]:
+    """2,000 trials of a 0-50 ms agent at concurrency 64, no sandbox; its figure is run.start to
+    run.finish, and the most agents running at once is counted."""
+    made: dict[str, Path] = {}
+
+    def setup(scratch: Path) -> None:
+        made["suite"] = run._generated_suite(scratch / "evals-load", 500)
+        made["script"] = scratch / "quick_agent.py"
+        made["script"].write_text(_QUICK_AGENT)
+
+    def side(checkout: Path, scratch: Path, number: int) -> Sample:
+        out = scratch / f"runs-load-{checkout.name}-{number}"
+        logs = scratch / f"agents-{checkout.name}-{number}"
+        logs.mkdir()
+        args = ["run", "--suite", str(made["suite"]), "--provider", "command", "--sandbox", "none"]
+        agent = f"{sys.executable} {made['script']} {logs}"
+        args += ["--agent-command", agent, "--concurrency", "64", "--output", str(out)]
+        measured, own = _cli(checkout, args, scratch)
+        return Sample(run._run_span(out), own, measured.peak_mb, _most_at_once(logs))
+
+    return setup, side
+
+
+# Grades the example suite's recorded traces (of one replay run) in a loop, in this checkout's skillgym
+# with this checkout's suite: the time of one pass over every trial, median of the passes. Verifiers see
+# an empty workspace and fail at once; what is measured is reading the traces with the cases' patterns.
+_GRADE_ALL = """\
+import pathlib, statistics, sys, time
+import anyio, msgspec
+from skillgym.grading import GradeContext, grade
+from skillgym.grading import grader
+from skillgym.loader import load_suite
+from skillgym.trace import Trace
+
+suite = load_suite(pathlib.Path(sys.argv[1]))
+cases = {(case.lane, case.id): case for case in suite.cases}
+trials = []
+for path in sorted(pathlib.Path(sys.argv[2]).glob("trials/*/*/*/*/trial-*/trace.json")):
+    lane, case = path.parts[-6], path.parts[-5]
+    trace = msgspec.json.decode(path.read_bytes(), type=Trace)
+    empty = path.parent / "nothing-here"
+    ctx = GradeContext(
+        provider_ok=True, workspace=str(empty), trial_dir=str(empty), fixture_log_dir=str(empty),
+        tmux_tmpdir=str(empty), skills=tuple(s.name for s in suite.skills), suite_rules=suite.anti_patterns,
+        suite_root=str(suite.root),
+    )
+    trials.append((cases[(lane, case)], trace, ctx))
+
+async def one_pass() -> float:
+    grader._recent.clear()  # the prompt lane's cache of equal traces: every pass grades afresh
+    started = time.perf_counter()
+    for case, trace, ctx in trials:
+        await grade(case, trace, ctx)
+    return time.perf_counter() - started
+
+passes = [anyio.run(one_pass) for _ in range(int(sys.argv[3]))]
+print(f"{len(trials)} trials", file=sys.stderr)
+print(statistics.median(passes[1:]))  # the first pass compiles every pattern
+"""
+
+
+def _grading() -> tuple[Callable[[Path], None], Side]:
+    """The example suite's 160 replayed traces graded, 21 passes; its figure is one pass's median."""
+    made: dict[str, Path] = {}
+
+    def setup(scratch: Path) -> None:
+        out = scratch / "runs-grading"
+        measured = run._timed_cli(["run", "--output", str(out), "--concurrency", "8"], run.REPO)
+        if measured.rc not in (0, 1):
+            raise RuntimeError(f"the replay run for the grading benchmark: {run._why(measured)}")
+        (made["run"],) = out.iterdir()
+
+    def side(checkout: Path, scratch: Path, number: int) -> Sample:
+        argv = [sys.executable, "-c", _GRADE_ALL, str(checkout / "evals"), str(made["run"]), "21"]
+        measured = run._timed(argv, scratch, env={"PYTHONPATH": str(checkout)})
+        if measured.rc != 0:
+            raise RuntimeError(f"{checkout}: exit {measured.rc}: {run._why(measured)}")
+        return Sample(float(measured.stdout.split()[-1]), measured.cpu, measured.peak_mb)
+
+    return setup, side
+
+
 BENCHES: dict[str, Callable[[], tuple[Callable[[Path], None], Side]]] = {
     "concurrency": _concurrency,
+    "grading": _grading,
+    "load": _load_figure,
     "stub_1000_tmpfs": lambda: _stub(1_000),
     "stub_20000_tmpfs": lambda: _stub(20_000),
 }
 
 
 def _line(samples: list[Sample]) -> str:
-    values = ", ".join(f"{s.value:.2f}" for s in samples)
+    values = ", ".join(f"{s.value:.4g}" for s in samples)
     cpus = ", ".join(f"{s.cpu:.2f}" for s in samples)
     cpu = statistics.median(s.cpu for s in samples)
     peak = statistics.median(s.peak_mb for s in samples)
+    agents = (
+        f"; most agents at once: median {statistics.median(s.agents for s in samples):g} "
+        f"({', '.join(str(s.agents) for s in samples)})"
+        if any(s.agents for s in samples)
+        else ""
+    )
     return (
-        f"median {statistics.median(s.value for s in samples):.3f} s ({values}); "
-        f"skillgym's own CPU median {cpu:.2f} s ({cpus}); {peak:.0f} MB peak RSS"
+        f"median {statistics.median(s.value for s in samples):.4f} s ({values}); "
+        f"skillgym's own CPU median {cpu:.2f} s ({cpus}); {peak:.0f} MB peak RSS{agents}"
     )
 
 

@@ -35,6 +35,8 @@ _SEPARATORS: Final = frozenset({";", "&&", "||", "|", "&", "(", ")", "`"})
 # part the session from the window and pane (app:0.1; app.1 is pane 1 of app's window, app. names no
 # pane), so its session ends at the first of them; =app asks for an exact match.
 _UNSAFE = re.compile(r"[:.]")
+# What ends a clause in a sentence that quotes a command: "run tmux kill-session -t build, then ...".
+_PROSE_PUNCTUATION: Final = ".,;:!?)"
 # A character that cannot start a command word: patterns match one before the word as its left context.
 _CONTEXT = re.compile(r"[^\w./$~-]")
 # What tmux says when the server or the session is not there.
@@ -56,14 +58,16 @@ class SessionEvent(Data, frozen=True, kw_only=True):
 
 
 def _created(value: str | None, *, prose: bool = False) -> str | None:
-    """The name tmux gives a session asked for as ``value``; in prose a trailing period ends the sentence."""
+    """The name tmux gives a session asked for as ``value``; in prose, punctuation after it ends a clause."""
     if value and prose:
-        value = value.rstrip(".")
+        value = value.rstrip(_PROSE_PUNCTUATION)
     return _UNSAFE.sub("_", value) if value else None
 
 
-def _target(value: str | None) -> str | None:
+def _target(value: str | None, *, prose: bool = False) -> str | None:
     """The session a target (``-t``) names: None for the current one (``:1``, or no target at all)."""
+    if value and prose:
+        value = value.rstrip(_PROSE_PUNCTUATION)
     if not value:
         return None
     return _UNSAFE.split(value.lstrip("="), maxsplit=1)[0] or None
@@ -126,7 +130,7 @@ def read_tmux(command: str, *, prose: bool = False) -> SessionEvent | None:
     return SessionEvent(
         kind="end",
         socket=socket,
-        session=_target(args.get("t")),
+        session=_target(args.get("t"), prose=prose),
         scope="others" if "a" in args else "one",
     )
 
@@ -167,7 +171,7 @@ def read_event(match: Match, line: str, *, prose: bool = False) -> SessionEvent:
     where = _socket(socket) if socket else None
     if kind == "create":
         return SessionEvent(kind=kind, socket=where, session=_created(session, prose=prose))
-    name = _target(session)
+    name = _target(session, prose=prose)
     return SessionEvent(kind=kind, socket=where, session=name, scope="one" if name else "all")
 
 

@@ -73,6 +73,21 @@ def test_a_sentence_s_final_period_is_no_part_of_a_new_session_s_name() -> None:
     assert read_tmux(command) == SessionEvent(kind="create", socket=("L", "sg"), session="build_")
 
 
+@pytest.mark.parametrize("end", [".", ",", ";", ":", "!", "?", ")"])
+def test_punctuation_after_a_name_in_prose_belongs_to_the_sentence(end: str) -> None:
+    assert read_tmux(f"tmux -L sg new -d -s build{end}", prose=True) == SessionEvent(
+        kind="create", socket=("L", "sg"), session="build"
+    )
+    assert read_tmux(f"tmux -L sg kill-session -t build{end} then stop", prose=True) == SessionEvent(
+        kind="end", socket=("L", "sg"), session="build"
+    )
+    text = [
+        (1, "Start it with tmux -L sg new -d -s build, look,"),
+        (2, f"then tmux -L sg kill-session -t build{end}"),
+    ]
+    assert open_sessions(TMUX_SESSION_PATTERNS, text, negation=True) == []
+
+
 def test_a_kill_without_a_target_ends_the_latest_session_on_its_socket() -> None:
     lines = list(
         enumerate(
