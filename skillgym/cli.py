@@ -34,7 +34,6 @@ from .snapshots.commands import (
 if TYPE_CHECKING:
     from .runner import RunOutcome
 
-DEFAULT_CONCURRENCY = 4
 
 
 class _HelpFormatter(argparse.HelpFormatter):
@@ -87,8 +86,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--concurrency",
         type=int,
-        default=DEFAULT_CONCURRENCY,
-        help=f"trials whose agents run at once (default {DEFAULT_CONCURRENCY})",
+        default=None,
+        help="trials whose agents run at once (default: the provider's own; 4 for agent CLIs and command, "
+        "16 for replay and stub)",
     )
     run.add_argument(
         "--output", type=Path, default=Path("runs"), help="where run directories go (default: runs)"
@@ -267,7 +267,7 @@ def _run(args: argparse.Namespace, out: Console) -> int:
     from .report import load_report
     from .runner import RunOptions, new_run_id
 
-    if args.concurrency < 1:
+    if args.concurrency is not None and args.concurrency < 1:
         raise UsageError(f"--concurrency must be at least 1, got {args.concurrency}")
     preflight_run(snapshots, plan.providers)  # a broken snapshot file stops the run before any token
     if args.record:
@@ -338,7 +338,7 @@ def _resume(args: argparse.Namespace, out: Console, reporters: list[str]) -> int
         )
     outcome = resume_run(
         args.resume,
-        concurrency=args.concurrency if args.concurrency != DEFAULT_CONCURRENCY else None,
+        concurrency=args.concurrency,
         reporters=reporters,
         console=out,
         reporter_output=args.reporter_output,

@@ -39,7 +39,7 @@ from .identity import Group
 from .model import Case, Data, Lane, Suite
 from .plan import Plan, WorkItem
 from .providers import ProviderSettings, make_provider
-from .providers.base import Detection, Provider
+from .providers.base import DEFAULT_CONCURRENCY, Detection, Provider, default_concurrency
 from .redact import scrub
 from .results import TrialResult
 from .sandboxes.base import DEFAULT_SANDBOX, Network, SandboxBackend, SandboxUnavailable, make_backend
@@ -60,7 +60,7 @@ class RunOptions(Data, frozen=True, kw_only=True):
     """Run-wide settings from the command line."""
 
     output: str = "runs"
-    concurrency: int = 4
+    concurrency: int | None = None  # None: the providers' own default (the smallest, with several)
     keep_workspaces: bool = False
     record: bool = False
     replay_source: str | None = None
@@ -343,6 +343,9 @@ def run_context(
         network=options.network,
         sandbox_writable=options.sandbox_writable,
     )
+    if options.concurrency is None:
+        chosen = min((default_concurrency(p) for p in providers.values()), default=DEFAULT_CONCURRENCY)
+        options = msgspec.structs.replace(options, concurrency=chosen)
     return RunContext(
         plan=plan,
         suite=suite,
@@ -371,7 +374,7 @@ def run_start(run: RunContext, *, resumed: bool) -> RunStart:
         case_filter=plan.case_ids,
         model=plan.model,
         trials=plan.trials,
-        concurrency=options.concurrency,
+        concurrency=options.concurrency or DEFAULT_CONCURRENCY,
         total_trials=len(plan.items),
         skill_hash=skill_hash(suite),
         versions={"skillgym": __version__, "python": sys.version.split()[0]},
@@ -418,7 +421,7 @@ async def schedule(run: RunContext, todo: Sequence[WorkItem], brackets: Brackets
     stop = _Stop()
     # --concurrency trials run their agent and grading at once; as many more workers set up the next
     # trials and clean up finished ones meanwhile, so a slot is not idle while a trial's files move.
-    slots = AgentSlots(max(1, run.options.concurrency))
+    slots = AgentSlots(max(1, run.options.concurrency or DEFAULT_CONCURRENCY))
     # Setting up ahead only pays where there is a workspace to set up, and --concurrency 1 keeps trials
     # strictly one after another (a bootstrap may start what the agent before would see).
     ahead = slots.total > 1 and any(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Protocol
+from typing import Final, Protocol
 
 from ..identity import TrialId
 from ..model import Data
@@ -61,6 +61,18 @@ class ProviderSettings(Data, frozen=True, kw_only=True):
     replay_source: str | None = None  # "provider/model": which cassettes replay plays
     model: str | None = None  # --model: for replay, which recorded model's cassettes (must match the source)
     agent_command: str | None = None  # the command provider's program and arguments
+
+
+# Trials at once for a provider that does not say: an agent CLI holds a few hundred MB and shares its
+# model's rate limits, so a laptop runs a few at a time.
+DEFAULT_CONCURRENCY: Final = 4
+
+
+def default_concurrency(provider: object) -> int:
+    """How many of ``provider``'s trials run at once unless ``--concurrency`` says: its optional
+    ``default_concurrency`` attribute (a stand-in whose trials mostly wait sets a higher one), else 4."""
+    value = getattr(provider, "default_concurrency", DEFAULT_CONCURRENCY)
+    return value if isinstance(value, int) and value >= 1 else DEFAULT_CONCURRENCY
 
 
 class Provider(Protocol):

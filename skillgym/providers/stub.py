@@ -27,6 +27,7 @@ class StubProvider:
     runs_agent: bool = False
     network: Network = "none"
     sandbox_readable: tuple[str, ...] = ()
+    default_concurrency = 16  # no agent process: a trial is a file read, a grade and its files
     passthrough_env: tuple[str, ...] = ()
     home_env: dict[str, str] = {}
     stream_format: str | None = None
