@@ -67,6 +67,13 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"skillgym {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
+    init = sub.add_parser("init", help="draft a runnable suite for an existing skill folder")
+    init.add_argument("skill_dir", type=Path, metavar="SKILL_DIR", help="the skill's folder (with SKILL.md)")
+    init.add_argument(
+        "--suite", type=Path, default=Path("evals"), help="where the suite goes (default: evals)"
+    )
+    init.add_argument("--force", action="store_true", help="overwrite files that already exist")
+
     listing = sub.add_parser("list", help="list the suite's cases")
     listing.add_argument("--suite", type=Path, default=Path("evals"), help="suite directory (default: evals)")
     listing.add_argument(
@@ -156,6 +163,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     out, err = make_console(), make_console(stderr=True)
     try:
+        if args.command == "init":
+            return _init(args, out)
         if args.command == "list":
             return _list(args, out)
         if args.command == "report":
@@ -169,6 +178,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         err.print("skillgym: interrupted", markup=False)
         return ExitCode.INTERRUPTED
+
+
+def _init(args: argparse.Namespace, out: Console) -> int:
+    from .scaffold import init_suite
+
+    done = init_suite(args.skill_dir, args.suite, force=args.force)
+    suite = done.suite
+    out.print(f"drafted a suite for the skill {done.skill.name!r} in {suite}/", markup=False)
+    if done.copied_from is not None:
+        out.print(
+            f"  copied the skill from {done.copied_from} to {suite / done.skill_path}/: trials see this copy",
+            markup=False,
+        )
+    for rel in done.written:
+        out.print(f"  wrote {suite / rel}", markup=False)
+    if done.agent_skills_evals is not None:
+        out.print(
+            f"note: {done.agent_skills_evals} holds evals in the Agent Skills format; skillgym cannot import "
+            "them yet, so they are not in this suite",
+            markup=False,
+        )
+    out.print(f"next: edit the drafted cases ({suite / 'README.md'} says what to change), then", markup=False)
+    out.print(f"  skillgym list --suite {suite}", markup=False)
+    out.print(f"  skillgym run --suite {suite} --provider stub", markup=False)
+    return ExitCode.OK
 
 
 def _list(args: argparse.Namespace, out: Console) -> int:
