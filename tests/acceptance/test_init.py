@@ -102,6 +102,13 @@ def test_init_then_list_stub_run_and_a_scripted_agent(tmp_path: Path) -> None:
     assert set(prompt.values()) == {"passed"}, prompt
     execution = {k.split("/")[2]: v for k, v in results.items() if k.startswith("execution/")}
     assert execution == {"none": "failed", "self-load": "passed", "preloaded": "passed", "stale": "failed"}
+    (run_dir,) = (tmp_path / "runs").iterdir()
+    transcript = (
+        run_dir / "trials/execution/csv-summary-task/preloaded/command/trial-1/transcript.md"
+    ).read_text()
+    assert "Do what REQUEST.md asks and save the result in result.md" in transcript
+    assert "1. Bash, exit 0" in transcript
+    assert "$ python3 .claude/skills/csv-summary/scripts/summarize.py REQUEST.md > result.md" in transcript
 
 
 def test_init_never_overwrites_unless_forced(tmp_path: Path) -> None:
