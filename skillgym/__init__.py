@@ -23,6 +23,7 @@ from .errors import RecorderClosedError as RecorderClosedError
 from .errors import SkillgymError as SkillgymError
 from .errors import UsageError as UsageError
 from .fingerprint import fingerprint as fingerprint
+from .grading.custom import VerifierContext as VerifierContext
 from .model import AntiPatternRule as AntiPatternRule
 from .model import ArtifactExists as ArtifactExists
 from .model import ArtifactRequirement as ArtifactRequirement
@@ -44,6 +45,7 @@ from .model import ReportRequirement as ReportRequirement
 from .model import SkillInstall as SkillInstall
 from .model import WorkflowCheck as WorkflowCheck
 from .model import WorkspacePreset as WorkspacePreset
+from .results import CheckOutcome as CheckOutcome
 
 __version__ = "0.1.0"
 
@@ -54,6 +56,7 @@ __all__ = (
     "AssertionsBuilder",
     "Budget",
     "Case",
+    "CheckOutcome",
     "CollectionError",
     "Command",
     "CommandCheck",
@@ -79,6 +82,7 @@ __all__ = (
     "SkillgymError",
     "StepBuilder",
     "UsageError",
+    "VerifierContext",
     "WorkflowBuilder",
     "WorkflowCheck",
     "WorkspacePreset",

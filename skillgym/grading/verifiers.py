@@ -39,6 +39,7 @@ from ..results import CheckOutcome
 from ..workspaces.paths import UnsafePathError, resolve_inside
 from .artifacts import find_artifacts, judge_artifacts
 from .context import GradeContext
+from .custom import verifier_context
 from .patterns import compile_pattern, show_pattern
 
 __all__ = ("VerifierError", "run_verifier", "run_verifiers")
@@ -317,11 +318,12 @@ async def _custom(v: CustomVerifier, ctx: GradeContext) -> _Verdict:
             f"module {module_name!r} has no function {function_name!r} (custom verifier {v.target!r})"
         )
     config: dict[str, Any] = dict(v.config)  # a copy: the function must not change the case
+    view = verifier_context(ctx)
     try:
         if inspect.iscoroutinefunction(function):
-            result = await function(ctx, config)
+            result = await function(view, config)
         else:
-            result = await _in_own_thread(function, ctx, config)
+            result = await _in_own_thread(function, view, config)
         if inspect.isawaitable(result):
             result = await result
     except SystemExit as exc:  # user code must not end the run

@@ -54,6 +54,8 @@ EXPECTED = {
     "SkillInstall",
     "WorkflowCheck",
     "WorkspacePreset",
+    "CheckOutcome",
+    "VerifierContext",
 }
 
 
