@@ -17,13 +17,13 @@ from .authoring import execution_case as execution_case
 from .authoring import prompt_case as prompt_case
 from .authoring import skill as skill
 from .authoring import workspace_preset as workspace_preset
+from .custom_verifier import VerifierContext as VerifierContext
 from .errors import CollectionError as CollectionError
 from .errors import DefinitionError as DefinitionError
 from .errors import RecorderClosedError as RecorderClosedError
 from .errors import SkillgymError as SkillgymError
 from .errors import UsageError as UsageError
 from .fingerprint import fingerprint as fingerprint
-from .grading.custom import VerifierContext as VerifierContext
 from .model import AntiPatternRule as AntiPatternRule
 from .model import ArtifactExists as ArtifactExists
 from .model import ArtifactRequirement as ArtifactRequirement

@@ -22,6 +22,7 @@ from typing import Any, Final
 import anyio.to_thread
 import msgspec
 
+from ..custom_verifier import verifier_context
 from ..errors import SkillgymError
 from ..model import (
     ArtifactExists,
@@ -39,7 +40,6 @@ from ..results import CheckOutcome
 from ..workspaces.paths import UnsafePathError, resolve_inside
 from .artifacts import find_artifacts, judge_artifacts
 from .context import GradeContext
-from .custom import verifier_context
 from .patterns import compile_pattern, show_pattern
 
 __all__ = ("VerifierError", "run_verifier", "run_verifiers")

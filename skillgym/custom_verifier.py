@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-import msgspec
-
-from ..sandboxes.base import UNSANDBOXED, TrialSandbox
-from .context import GradeContext
+if TYPE_CHECKING:  # importing skillgym (every case file does) must not import the grading engine
+    from .grading.context import GradeContext
+    from .sandboxes.base import TrialSandbox
 
 __all__ = ("VerifierContext", "verifier_context")
 
 
-class VerifierContext(msgspec.Struct, frozen=True, kw_only=True):
+@dataclass(frozen=True, kw_only=True, slots=True)
+class VerifierContext:
     """The first argument of a custom verifier ``function(ctx, config)``; every path is absolute.
 
     A custom verifier is a function in a module the suite can import (a ``_checks.py`` beside the case
@@ -44,15 +45,14 @@ class VerifierContext(msgspec.Struct, frozen=True, kw_only=True):
     fixture_log_dir: Path
     tmux_tmpdir: Path
     env: dict[str, str]
-    skills: tuple[str, ...] = ()
-    provider_ok: bool = True
-    agent_started_at: float | None = None
-    sandbox: Any = UNSANDBOXED  # a TrialSandbox; Any so that msgspec need not know the class
+    skills: tuple[str, ...]
+    provider_ok: bool
+    agent_started_at: float | None
+    sandbox: TrialSandbox
 
 
 def verifier_context(ctx: GradeContext) -> VerifierContext:
     """The custom verifier's view of ``ctx``: a copy of its environment, its paths as ``Path``s."""
-    sandbox: TrialSandbox = ctx.sandbox
     return VerifierContext(
         workspace=Path(ctx.workspace),
         trial_dir=Path(ctx.trial_dir),
@@ -63,5 +63,5 @@ def verifier_context(ctx: GradeContext) -> VerifierContext:
         skills=ctx.skills,
         provider_ok=ctx.provider_ok,
         agent_started_at=ctx.agent_started_at,
-        sandbox=sandbox,
+        sandbox=ctx.sandbox,
     )
