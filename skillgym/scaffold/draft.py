@@ -203,7 +203,7 @@ def _readme(info: SkillInfo, skill_path: str, trigger: str, unrelated: str, task
            good plan says.
         2. `execution/task.py` and `templates/{name}/`: `{task}` copies `templates/{name}/` into a fresh
            workspace and asks for `result.md`. Put the task's real input files in the template, and
-           check the effects the skill should have (`a.file_contains(path, regex)`, `a.command_succeeds(...)`,
+           check the effects the skill should have (`a.file_contains(path, regex)`, `a.command([...])`,
            `a.custom("module:function")`).
         3. `conditions/{name}.stale.md`: the `stale` condition injects it in place of the skill. Replace
            it with an outdated or wrong version of the guidance, to measure what bad guidance costs.
