@@ -67,10 +67,8 @@ def _type_name(info: msgspec.inspect.Type) -> str:
 def _default(field: msgspec.inspect.Field) -> str:
     if field.required:
         return "required"
-    if field.default_factory is not msgspec.NODEFAULT:
-        value = field.default_factory()
-    else:
-        value = field.default
+    factory = field.default_factory
+    value = factory() if factory is not msgspec.NODEFAULT else field.default
     if isinstance(value, msgspec.Struct):
         return f"default `{type(value).__name__}`"
     return f"default `{msgspec.json.encode(value).decode()}`"
