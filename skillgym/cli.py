@@ -150,7 +150,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--resume", type=Path, metavar="RUN_DIR", help="continue an interrupted run")
     run.add_argument("--dry-run", action="store_true", help="print the plan; invoke and write nothing")
-    run.add_argument("--json", action="store_true", help="machine-readable output")
+    run.add_argument("--json", action="store_true", help="with --dry-run: print the plan as JSON")
     add_run_flags(run)
     report = sub.add_parser("report", help="rebuild report.json and report.md from a run's events.jsonl")
     report.add_argument("run_dir", type=Path, metavar="RUN_DIR")
@@ -277,6 +277,11 @@ def _conflicts_with_resume(args: argparse.Namespace, parser_defaults: dict[str, 
 
 
 def _run(args: argparse.Namespace, out: Console) -> int:
+    if args.json and not args.dry_run:
+        raise UsageError(
+            "run --json prints the plan as JSON and needs --dry-run; for a run's machine-readable output "
+            "read runs/<run-id>/report.json and events.jsonl, or add --reporter jsonl --reporter-output -"
+        )
     reporters = list(dict.fromkeys([*args.reporter, *(["console"] if args.progress else [])]))
     snapshots = snapshot_options(args)  # flag mistakes are errors before anything runs
     if args.resume is not None:
