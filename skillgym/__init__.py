@@ -15,6 +15,7 @@ from .authoring import condition as condition
 from .authoring import dogfood_case as dogfood_case
 from .authoring import execution_case as execution_case
 from .authoring import prompt_case as prompt_case
+from .authoring import replace_default_conditions as replace_default_conditions
 from .authoring import skill as skill
 from .authoring import workspace_preset as workspace_preset
 from .custom_verifier import VerifierContext as VerifierContext
@@ -93,6 +94,7 @@ __all__ = (
     "execution_case",
     "fingerprint",
     "prompt_case",
+    "replace_default_conditions",
     "skill",
     "workspace_preset",
 )

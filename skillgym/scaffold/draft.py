@@ -101,8 +101,9 @@ def _suite_py(name: str, skill_path: str) -> str:
         )
         INSTALL = [({name!r}, {skill_path!r})]
 
-        # The four standard conditions, spelled out so each can be changed. The preloaded oracle gets the
-        # folder installed as well as SKILL.md injected, so the scripts SKILL.md names exist.
+        # The four default conditions, spelled out so each can be changed (a condition(...) with a
+        # default's id replaces that default; any other id adds one). Each condition that teaches the
+        # skill installs its folder too, so the scripts SKILL.md names exist.
         condition("none", description="baseline: no skill installed or injected")
         condition(
             "self-load",
@@ -118,8 +119,9 @@ def _suite_py(name: str, skill_path: str) -> str:
         )
         condition(
             "stale",
-            description="outdated guidance injected instead of the skill (measures harm)",
+            description="outdated guidance injected instead of the skill, and installed as its SKILL.md",
             inject=["conditions/{name}.stale.md"],
+            install=[*INSTALL, ({name!r}, "conditions/{name}.stale.md")],
         )
 
         workspace_preset(

@@ -26,15 +26,15 @@ Run `python3 scripts/summarize.py FILE` from this skill's folder and save what i
 # The skill's own script: what the oracle condition must find installed.
 SUMMARIZE = "import sys\nprint('summary of', sys.argv[1])\n"
 
-# A scripted agent: in the execution lane it runs the skill's script when the skill is installed in its
-# workspace (as self-load and preloaded install it) and does nothing otherwise; in the prompt lane it
-# routes to the skill only for the CSV request.
+# A scripted agent: in the execution lane it follows the SKILL.md installed in its workspace, running the
+# skill's script unless that text is the drafted stale one (which says there are no helper scripts); with
+# nothing installed it does nothing. In the prompt lane it routes to the skill only for the CSV request.
 AGENT = """\
 #!/bin/sh
 prompt=$(cat)
 script=.claude/skills/csv-summary/scripts/summarize.py
 if [ "$SKILLGYM_LANE" = execution ]; then
-  if [ -f "$script" ]; then
+  if [ -f "$script" ] && ! grep -q "no helper scripts" .claude/skills/csv-summary/SKILL.md; then
     python3 "$script" REQUEST.md > result.md
     run="python3 $script REQUEST.md > result.md"
     echo '{"type": "tool_call", "name": "Bash", "command": "'"$run"'", "exit_code": 0}'

@@ -56,6 +56,7 @@ EXPECTED = {
     "WorkspacePreset",
     "CheckOutcome",
     "VerifierContext",
+    "replace_default_conditions",
 }
 
 
