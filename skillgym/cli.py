@@ -20,6 +20,7 @@ from .loader import load_suite
 from .model import LANES, WorkspacePreset
 from .plan import Plan, build_plan
 from .plugins import PROVIDERS, REPORTERS, SANDBOXES
+from .reasons import error_reasons
 from .redact import redact_env, secret_values
 from .sandboxes.base import DEFAULT_SANDBOX, NETWORKS, UNSANDBOXED_WARNING
 from .snapshots.commands import (
@@ -352,8 +353,13 @@ def _closing_lines(outcome: RunOutcome, reporters: Sequence[str], out: Console) 
         err = make_console(stderr=True)
         for problem in outcome.leftovers:
             err.print(f"skillgym: warning: {problem}", markup=False)
+    # Why trials errored, always: a run whose every trial errored must say more than its counts.
+    reasons = error_reasons(outcome.results)
     if "console" in reporters:
-        return  # the console reporter already ended with the summary table and the report path
+        # The console reporter already ended with the summary table and the report path.
+        for line in reasons:
+            out.print(line, markup=False)
+        return
     c = outcome.counts
     out.print(
         f"{c.total} trials: {c.passed} passed, {c.failed} failed, {c.errored} errored"
@@ -363,6 +369,8 @@ def _closing_lines(outcome: RunOutcome, reporters: Sequence[str], out: Console) 
     warned = sum(1 for r in outcome.results if r.warnings)
     if warned:
         out.print(f"{warned} trial(s) finished with warnings: see Warnings in report.md", markup=False)
+    for line in reasons:
+        out.print(line, markup=False)
     out.print(f"report: {Path(outcome.run_dir) / 'report.md'}", markup=False)
 
 
