@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 from .trace import Trace
 
 # A tool's output is cut here in the transcript; the whole output stays in trace.json.
 MAX_OUTPUT_CHARS: Final = 4000
+_BACKTICKS: Final = re.compile(r"`+")
 
 
 def render_transcript(key: str, prompt: str, trace: Trace) -> str:
@@ -53,10 +55,9 @@ def render_transcript(key: str, prompt: str, trace: Trace) -> str:
 
 def _fenced(text: str, *, indent: str = "") -> str:
     # A fence longer than any backtick run inside keeps the text verbatim.
-    longest = run = 0
-    for char in text:
-        run = run + 1 if char == "`" else 0
-        longest = max(longest, run)
+    longest = max(map(len, _BACKTICKS.findall(text)), default=0) if "`" in text else 0
     fence = "`" * max(3, longest + 1)
-    lines = [fence, *text.rstrip("\n").split("\n"), fence]
-    return "\n".join(f"{indent}{line}" if line else line for line in lines)
+    body = text.rstrip("\n")
+    if indent:
+        body = "\n".join(f"{indent}{line}" if line else line for line in body.split("\n"))
+    return f"{indent}{fence}\n{body}\n{indent}{fence}"
