@@ -94,12 +94,12 @@ def _suite_py(name: str, skill_path: str) -> str:
         from skillgym import condition, skill, workspace_preset
 
         SKILL = skill(
-            {name!r},
-            {skill_path!r},
+            "{name}",
+            "{skill_path}",
             stub="conditions/self-load.stub.md",
             stale="conditions/{name}.stale.md",
         )
-        INSTALL = [({name!r}, {skill_path!r})]
+        INSTALL = [("{name}", "{skill_path}")]
 
         # The four default conditions, spelled out so each can be changed (a condition(...) with a
         # default's id replaces that default; any other id adds one). Each condition that teaches the
@@ -121,11 +121,11 @@ def _suite_py(name: str, skill_path: str) -> str:
             "stale",
             description="outdated guidance injected instead of the skill, and installed as its SKILL.md",
             inject=["conditions/{name}.stale.md"],
-            install=[*INSTALL, ({name!r}, "conditions/{name}.stale.md")],
+            install=[*INSTALL, ("{name}", "conditions/{name}.stale.md")],
         )
 
         workspace_preset(
-            {name!r},
+            "{name}",
             description="the files the execution case starts from (templates/{name}/)",
             template="templates/{name}",
         )
@@ -134,7 +134,7 @@ def _suite_py(name: str, skill_path: str) -> str:
 
 
 def _prompt_py(name: str, trigger: str, unrelated: str, request: str, words: tuple[str, ...]) -> str:
-    mentions = ", ".join(repr(re.escape(w)) for w in words)
+    mentions = ", ".join(json.dumps(w) for w in words)  # letters and hyphens: literal as regexes
     step = (
         f"""
     with c.step("plans-the-task") as s:
@@ -146,14 +146,14 @@ def _prompt_py(name: str, trigger: str, unrelated: str, request: str, words: tup
 
 from skillgym import prompt_case
 
-with prompt_case({trigger!r}) as c:
+with prompt_case("{trigger}") as c:
     c.category("trigger")
-    c.prompt({request!r})
-    c.expect_skill({name!r}){step}
+    c.prompt({json.dumps(request, ensure_ascii=False)})
+    c.expect_skill("{name}"){step}
 
-with prompt_case({unrelated!r}) as c:
+with prompt_case("{unrelated}") as c:
     c.category("should-not-trigger")
-    c.prompt({UNRELATED_PROMPT!r})
+    c.prompt({json.dumps(UNRELATED_PROMPT)})
     c.expect_skill(None)
     with c.step("does-the-edit") as s:
         s.must_mention("total")
@@ -167,9 +167,9 @@ def _execution_py(name: str, task: str) -> str:
 
         from skillgym import execution_case
 
-        with execution_case({task!r}) as c:
+        with execution_case("{task}") as c:
             c.category("task")
-            c.workspace({name!r})  # templates/{name}/ is copied in: REQUEST.md and any input files
+            c.workspace("{name}")  # templates/{name}/ is copied in: REQUEST.md and any input files
             c.task("Do what REQUEST.md asks and save the result in result.md")
             with c.assertions() as a:
                 a.file_exists("result.md")

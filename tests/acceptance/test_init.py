@@ -134,7 +134,7 @@ def test_a_skill_already_in_the_suite_is_used_in_place(tmp_path: Path) -> None:
     assert made.returncode == 0, made.stderr
     assert "copied" not in made.stdout
     assert (
-        "skill(\n    'csv-summary',\n    'skills/csv-summary'," in (tmp_path / "evals/suite.py").read_text()
+        'skill(\n    "csv-summary",\n    "skills/csv-summary",' in (tmp_path / "evals/suite.py").read_text()
     )
     assert run_cli("run", "--suite", "evals", "--provider", "stub", cwd=tmp_path).returncode == 0
 
