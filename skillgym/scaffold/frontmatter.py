@@ -21,6 +21,7 @@ from ..errors import UsageError
 _NAME: Final = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?")
 _KEY: Final = re.compile(r"([A-Za-z_][\w-]*)\s*:(?:\s+(.*))?$")
 _BLOCK: Final = re.compile(r"[|>][+-]?$")
+_COMMENT: Final = re.compile(r"\s+#")
 
 
 class SkillInfo(msgspec.Struct, frozen=True, kw_only=True):
@@ -41,7 +42,7 @@ def read_skill(folder: Path) -> SkillInfo:
     if not folder.is_dir():
         raise FrontmatterError(f"{folder} is not a folder; give the skill's folder (the one with SKILL.md)")
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # an editor's byte-order mark is no part of '---'
     except FileNotFoundError as exc:
         raise FrontmatterError(
             f"{path} does not exist; a skill folder holds a SKILL.md that starts with a frontmatter block "
@@ -135,20 +136,26 @@ def _value(raw: str, following: list[str], path: Path, line: int, key: str) -> s
         return _unquote(quoted, path, line, key)
     if not raw and following:
         return ""  # a nested mapping or list (metadata:, allowed-tools:); not a string field
-    return " ".join([raw, *(row.strip() for row in following if row.strip())])
+    plain = " ".join([raw, *(row.strip() for row in following if row.strip())])
+    return _COMMENT.split(plain, maxsplit=1)[0]  # as in YAML, " #" starts a comment in a plain value
 
 
 def _unquote(text: str, path: Path, line: int, key: str) -> str:
-    quote = text[0]
-    if len(text) < 2 or text[-1] != quote:
+    quote, end = text[0], _closing(text)
+    if end is None:
         raise FrontmatterError(
             f"{path}:{line}: field '{key}' opens a {quote} quote that is not closed at the end of its value"
         )
-    inner = text[1:-1]
+    rest = text[end + 1 :].strip()
+    if rest and not rest.startswith("#"):
+        raise FrontmatterError(
+            f"{path}:{line}: field '{key}' has {rest[:40]!r} after its closing {quote}; quote the whole value"
+        )
+    quoted = text[: end + 1]
     if quote == "'":
-        return inner.replace("''", "'")
+        return quoted[1:-1].replace("''", "'")
     try:
-        value = json.loads(text)
+        value = json.loads(quoted)
     except json.JSONDecodeError as exc:
         raise FrontmatterError(
             f"{path}:{line}: field '{key}' is not a valid double-quoted string: {exc}"
@@ -156,3 +163,20 @@ def _unquote(text: str, path: Path, line: int, key: str) -> str:
     if not isinstance(value, str):  # pragma: no cover - json.loads of a quoted text is a str
         raise FrontmatterError(f"{path}:{line}: field '{key}' is not a string")
     return value
+
+
+def _closing(text: str) -> int | None:
+    """The index of the quote that closes the one ``text`` starts with, or None."""
+    quote, n = text[0], 1
+    while n < len(text):
+        char = text[n]
+        if quote == '"' and char == "\\":
+            n += 2
+            continue
+        if char == quote:
+            if quote == "'" and text[n + 1 : n + 2] == "'":  # '' is a quote inside single quotes
+                n += 2
+                continue
+            return n
+        n += 1
+    return None

@@ -26,6 +26,8 @@ def skill(tmp_path: Path, text: str) -> Path:
         ("description: >\n  Summarize CSV\n  files.\n", "Summarize CSV files."),
         ("description: |\n  line one\n  line two\n", "line one\nline two"),
         ("description: Summarize CSV\n  files, continued.", "Summarize CSV files, continued."),
+        ("description: Summarize CSV  # the short form", "Summarize CSV"),
+        ("description: 'C# files' # quoted, so the # is text", "C# files"),
     ],
 )
 def test_yaml_forms_skills_use(tmp_path: Path, frontmatter: str, description: str) -> None:
@@ -49,6 +51,10 @@ def test_yaml_forms_skills_use(tmp_path: Path, frontmatter: str, description: st
         ("---\nname: csv\ndescription: 'open\n---\n", "SKILL.md:3: field 'description' opens a ' quote"),
         ("---\nname: csv\nname: again\ndescription: d\n---\n", "SKILL.md:3: field 'name' is given twice"),
         ("---\nname: csv\n- item\n---\n", "SKILL.md:3: expected 'key: value', found '- item'"),
+        (
+            "---\nname: csv\ndescription: 'a' b\n---\n",
+            "SKILL.md:3: field 'description' has 'b' after its closing '",
+        ),
     ],
 )
 def test_each_mistake_names_the_file_line_and_field(tmp_path: Path, text: str, message: str) -> None:
@@ -58,6 +64,11 @@ def test_each_mistake_names_the_file_line_and_field(tmp_path: Path, text: str, m
     assert message in str(caught.value)
     assert str(folder / "SKILL.md") in str(caught.value)
     assert caught.value.exit_code == ExitCode.USAGE
+
+
+def test_a_byte_order_mark_before_the_frontmatter_is_ignored(tmp_path: Path) -> None:
+    info = read_skill(skill(tmp_path, "\ufeff---\nname: bom # named here\ndescription: d\n---\n"))
+    assert (info.name, info.description) == ("bom", "d")
 
 
 def test_a_folder_without_skill_md(tmp_path: Path) -> None:
