@@ -36,7 +36,6 @@ if TYPE_CHECKING:
     from .runner import RunOutcome
 
 
-
 class _HelpFormatter(argparse.HelpFormatter):
     """Fills ``{providers}`` and ``{reporters}`` in help texts from the plug-in registry.
 

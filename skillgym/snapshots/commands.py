@@ -63,7 +63,9 @@ def add_snapshots_parser(sub: Any) -> None:
     flags = snap.add_mutually_exclusive_group()
     flags.add_argument("--update", dest="action_flag", action="store_const", const="update", help="= update")
     flags.add_argument("--check", dest="action_flag", action="store_const", const="check", help="= check")
-    snap.add_argument("--run", type=Path, metavar="RUN_DIR", help="the run to use (default: the newest)")
+    snap.add_argument(
+        "--run", type=Path, metavar="RUN_DIR", help="the run to use (default: the suite's newest)"
+    )
     snap.add_argument(
         "--output", type=Path, default=DEFAULT_RUNS, metavar="DIR", help="where runs are (default: runs)"
     )
@@ -85,22 +87,39 @@ def add_snapshots_parser(sub: Any) -> None:
         help="when no run exists under --output, say so and run the suite first (default provider)",
     )
     snap.add_argument(
-        "--suite", type=Path, default=Path("evals"), help="suite for --run-if-missing (default: evals)"
+        "--suite",
+        type=Path,
+        default=Path("evals"),
+        help="the suite whose newest run is used, and that --run-if-missing runs (default: evals)",
     )
+    snap.add_argument("-v", "--verbose", action="store_true", help="check: list unchanged entries too")
     snap.add_argument("--json", action="store_true", help="machine-readable output")
 
 
-def latest_run(output: Path) -> Path | None:
-    """The newest run directory under ``output``: run ids sort by their start time."""
+def latest_run(output: Path, suite: Path | None = None) -> Path | None:
+    """The newest run directory under ``output`` (of ``suite``, when given): run ids sort by start time."""
     if not output.is_dir():
         return None
     runs = [d for d in output.iterdir() if (d / "events.jsonl").is_file()]
+    if suite is not None:
+        wanted = str(suite.resolve())
+        runs = [d for d in runs if _suite_of(d) == wanted]
 
     def started(run: Path) -> tuple[str, int]:
         marker = run / "run.json"
         return run.name[:_RUN_ID_PREFIX], marker.stat().st_mtime_ns if marker.exists() else 0
 
     return max(runs, key=started) if runs else None
+
+
+def _suite_of(run_dir: Path) -> str | None:
+    """The suite folder a run says it ran (its run.json), or None when that cannot be read."""
+    try:
+        start = msgspec.json.decode((run_dir / "run.json").read_bytes())
+    except (OSError, msgspec.DecodeError):
+        return None
+    suite = start.get("suite_dir") if isinstance(start, dict) else None
+    return suite if isinstance(suite, str) else None
 
 
 def snapshots_command(args: argparse.Namespace, out: Console, err: Console, *, run_suite: RunSuite) -> int:
@@ -144,11 +163,18 @@ def snapshots_command(args: argparse.Namespace, out: Console, err: Console, *, r
                 "with a finished run"
             )
         update = update_rows(rows, directory=args.dir, run_id=log.start.run_id, scope=scope, notes=notes)
+        recorded = sum(f.new + f.updated + f.unchanged for f in update.files)
         if args.json:
             out.out(msgspec.json.encode(update).decode(), highlight=False)
         else:
             _print(out, [f"run {log.start.run_id} ({run_dir})", *update_lines(update)])
-        return ExitCode.OK
+            if not recorded:
+                err.print(
+                    f"skillgym: error: no trial of run {log.start.run_id} reported token usage, so no "
+                    "snapshot was recorded; look at the run's report.md for why its trials errored",
+                    markup=False,
+                )
+        return ExitCode.OK if recorded else ExitCode.FAILED
     if log.finish is None or log.finish.interrupted:
         notes.append("the run did not finish: only the trials that finished were compared")
     check = check_rows(
@@ -163,13 +189,13 @@ def snapshots_command(args: argparse.Namespace, out: Console, err: Console, *, r
     if args.json:
         out.out(msgspec.json.encode(check).decode(), highlight=False)
     else:
-        _print(out, [f"run {log.start.run_id} ({run_dir})", *check_lines(check, every=True)])
+        _print(out, [f"run {log.start.run_id} ({run_dir})", *check_lines(check, every=args.verbose)])
     return ExitCode.FAILED if args.enforce and check.regressions else ExitCode.OK
 
 
 def _latest_or_fresh_run(args: argparse.Namespace, err: Console, run_suite: RunSuite) -> Path | int:
-    """The newest run; with --run-if-missing and none yet, run the suite first (else its exit code)."""
-    run_dir = latest_run(args.output)
+    """The suite's newest run; with --run-if-missing and none yet, run it first (or give its exit code)."""
+    run_dir = latest_run(args.output, args.suite)
     if run_dir is None and args.run_if_missing:
         err.print(
             f"no run under {args.output}/ yet: running the suite first with the default provider",
@@ -179,12 +205,18 @@ def _latest_or_fresh_run(args: argparse.Namespace, err: Console, run_suite: RunS
         code = run_suite(["run", "--suite", str(args.suite), "--output", str(args.output)])
         if code not in (ExitCode.OK, ExitCode.FAILED):  # failed trials still measured their tokens
             return code
-        run_dir = latest_run(args.output)
+        run_dir = latest_run(args.output, args.suite)
     if run_dir is None:
+        other = latest_run(args.output)
+        elsewhere = (
+            f" (the newest run there, {other.name}, is of {_suite_of(other) or 'an unreadable suite'})"
+            if other is not None
+            else ""
+        )
         raise UsageError(
-            f"no run under {args.output}/ to take token counts from; run the suite first "
-            "(`skillgym run`), pass --run RUN_DIR, or use `nox -s snapshots -- --update`, "
-            "which runs it when there is none"
+            f"no run of the suite {args.suite} under {args.output}/ to take token counts from{elsewhere}; "
+            f"run it first (`skillgym run --suite {args.suite}`), pass --suite or --run RUN_DIR, or use "
+            "`nox -s snapshots -- --update`, which runs it when there is none"
         )
     return run_dir
 

@@ -276,16 +276,17 @@ def write_snapshot(path: str | Path, snapshot: SnapshotFile) -> bool:
 
 @contextmanager
 def locked(path: str | Path) -> Iterator[None]:
-    """Hold an exclusive lock for a read-modify-write of ``path`` (a hidden ``.<name>.lock`` beside it).
+    """Hold an exclusive lock for a read-modify-write of ``path``: a lock on the folder that holds it.
 
-    The lock file stays behind on purpose: removing it would let a waiter lock a file no longer on disk.
+    The folder, not a lock file beside the snapshot: a lock file would have to stay behind (removing it
+    lets a waiter lock a file no longer on disk), and the folder outlives every write into it.
     """
     target = Path(path)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(target.with_name(f".{target.name}.lock"), os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(target.parent, os.O_RDONLY | os.O_DIRECTORY)
     except OSError as exc:
-        raise SnapshotError(f"cannot create its lock file: {exc.strerror}", path=path) from exc
+        raise SnapshotError(f"cannot open its folder to lock it: {exc.strerror}", path=path) from exc
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield

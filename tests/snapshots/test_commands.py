@@ -8,7 +8,7 @@ import sys
 import tomllib
 from pathlib import Path
 
-from tests.conftest import REPO
+from tests.conftest import REPO, write_suite
 from tests.snapshots.support import Project, case_source
 
 
@@ -37,10 +37,13 @@ def test_update_then_check_with_the_same_tokens_is_unchanged(project: Project) -
     assert again.returncode == 0, again.stderr
     check = project.cli("snapshots", "check")
     assert check.returncode == 0, check.stderr
-    lines = check.stdout.splitlines()
+    # Nothing changed: the run used and one summary line; -v lists every entry.
+    assert check.stdout.splitlines()[1:] == ["token snapshots (snapshots, threshold 20%): 2 unchanged"]
+    verbose = project.cli("snapshots", "check", "-v")
+    lines = verbose.stdout.splitlines()
     assert any(line.startswith("unchanged") and "prompt/calm/none" in line for line in lines)
     assert any(line.startswith("unchanged") and "prompt/busy/none" in line for line in lines)
-    assert "token snapshots (snapshots, threshold 20%): 2 unchanged" in check.stdout
+    assert "token snapshots (snapshots, threshold 20%): 2 unchanged" in verbose.stdout
     # Accepting the same figures from another run changes no byte (the entry keeps its first run id).
     update = project.cli("snapshots", "--update")
     assert update.returncode == 0, update.stderr
@@ -82,7 +85,8 @@ def test_thirty_percent_more_at_threshold_20_is_regressed_and_the_exit_code_stay
     later = project.cli("snapshots", "check", "--threshold", "20")
     assert later.returncode == 0
     assert "regressed  prompt/calm/none" in later.stdout
-    assert "unchanged  prompt/busy/none" in later.stdout
+    assert "unchanged  prompt/busy/none" not in later.stdout  # listed with -v only
+    assert "1 regressed, 1 unchanged" in later.stdout
 
 
 def test_snapshot_enforce_makes_a_regression_fail_the_run(project: Project) -> None:
@@ -319,7 +323,7 @@ def test_no_token_section_without_usage(project: Project) -> None:
     assert "token snapshots (snapshots, threshold 20%): 1 missing-usage" in proc.stdout
     assert not project.snapshot.exists()
     update = project.cli("snapshots", "update")
-    assert update.returncode == 0
+    assert update.returncode == 1  # nothing could be recorded
     assert not project.snapshot.exists()  # nothing measured: no empty file
 
 
@@ -327,7 +331,7 @@ def test_no_run_yet_says_so_or_runs_the_suite_first(project: Project) -> None:
     project.cases(case_source("calm"))
     proc = project.cli("snapshots", "check")
     assert proc.returncode == 2
-    assert "no run under runs/ to take token counts from" in proc.stderr
+    assert "no run of the suite evals under runs/ to take token counts from" in proc.stderr
     cassette = project.root / "evals/cassettes/rec/m1/prompt/calm/none.jsonl"
     cassette.parent.mkdir(parents=True)
     header = {"cassette": 1, "provider": "rec", "model": "m1", "format": "skillgym-trace", "lane": "prompt"}
@@ -341,6 +345,37 @@ def test_no_run_yet_says_so_or_runs_the_suite_first(project: Project) -> None:
     assert len(written) == 1
     (entry,) = tomllib.loads(written[0].read_text())["entry"]
     assert entry["median"]["total"] == 42
+
+
+def test_the_newest_run_of_this_suite_is_used_not_another_suite_s(project: Project) -> None:
+    project.cases(case_source("calm"))
+    project.tokens(calm=120)
+    assert project.run().returncode == 0
+    mine = project.latest()
+    other = project.root / "other"
+    write_suite(other, {"cases.py": "from skillgym import prompt_case\n\n" + case_source("busy")})
+    assert project.run("--suite", str(other)).returncode == 0
+    update = project.cli("snapshots", "update")
+    assert update.returncode == 0, update.stdout + update.stderr
+    assert update.stdout.splitlines()[0] == f"run {mine.name} ({Path('runs') / mine.name})"
+    assert set(_entries(project.snapshot)) == {"prompt/calm/none"}
+    # The snapshot folder is locked while it is written; no lock file is left beside the snapshots.
+    assert sorted(p.name for p in project.snapshot.parent.iterdir()) == ["default.toml"]
+    alone = project.cli("snapshots", "check", "--suite", "nowhere")
+    assert alone.returncode == 2
+    assert "no run of the suite nowhere under runs/" in alone.stderr
+    assert "is of " in alone.stderr and str(other.resolve()) in alone.stderr
+
+
+def test_an_update_that_records_nothing_says_why_and_exits_1(project: Project) -> None:
+    project.cases(case_source("calm"))
+    project.tokens(calm=None)  # the agent reports no usage
+    assert project.run().returncode == 0
+    update = project.cli("snapshots", "update")
+    assert update.returncode == 1, update.stdout + update.stderr
+    assert "no trial of run" in update.stderr and "reported token usage" in update.stderr
+    assert not project.snapshot.exists()
+    assert not list((project.root / "snapshots").glob("**/.*.lock"))
 
 
 def test_flag_mistakes_are_usage_errors(project: Project) -> None:
@@ -378,7 +413,7 @@ def test_without_the_suite_budgets_come_from_the_run_and_orphans_are_not_guessed
     assert project.run().returncode == 0
     (project.root / "evals/cases.py").rename(project.root / "evals/_moved.py")
     (project.root / "evals/broken.py").write_text("raise RuntimeError('half-edited')\n")
-    proc = project.cli("snapshots", "check")
+    proc = project.cli("snapshots", "check", "-v")
     assert proc.returncode == 0, proc.stderr
     assert "unchanged  prompt/calm/none" in proc.stdout
     assert "threshold 50%" in proc.stdout  # as the trial recorded it in token-usage.json
