@@ -365,6 +365,8 @@ def _closing_lines(outcome: RunOutcome, reporters: Sequence[str], out: Console) 
         + (" (interrupted)" if outcome.interrupted else ""),
         markup=False,
     )
+    if outcome.interrupted:
+        out.print(f"continue with: skillgym run --resume {outcome.run_dir}", markup=False)
     warned = sum(1 for r in outcome.results if r.warnings)
     if warned:
         out.print(f"{warned} trial(s) finished with warnings: see Warnings in report.md", markup=False)

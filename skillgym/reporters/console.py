@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections import Counter
 
@@ -157,8 +158,9 @@ class ConsoleReporter:
                     "(shown above, and under Warnings in report.md)"
                 )
             if event.interrupted:
+                run_dir = os.path.dirname(self.report_path) if self.report_path else "RUN_DIR"
                 self._say(
-                    "interrupted: finished trials are kept; continue with skillgym run --resume RUN_DIR"
+                    f"interrupted: finished trials are kept; continue with skillgym run --resume {run_dir}"
                 )
             if self.report_path:
                 self._say(f"report: {self.report_path}")

@@ -158,6 +158,8 @@ def test_interrupted_run_resumes_without_losing_or_repeating_trials(
         out, err = child.communicate(timeout=60)
     assert child.returncode == (130 if signum == signal.SIGINT else -signal.SIGKILL), (out, err)
     run_dir = _only_run(root)
+    if signum == signal.SIGINT:  # the way back names this run, as it can be typed
+        assert f"continue with: skillgym run --resume {run_dir}" in out
     calls_before = counter.read_text().split()
     # Resume once the agent behaves (the flag is gone): only the unfinished trials run.
     hang_flag.unlink()
