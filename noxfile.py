@@ -2,19 +2,35 @@
 
 from __future__ import annotations
 
+import hashlib
+from pathlib import Path
+
 import nox
 
 nox.options.sessions = ["lint", "typecheck", "tests"]  # a bare `nox` spends no tokens
 nox.options.reuse_existing_virtualenvs = True
 
 LANES = ("prompt", "execution", "dogfood")
-CONDITIONS = ("none", "self-load", "preloaded", "stale")
+CONDITIONS = ("none", "self-load", "preloaded", "stale")  # the example suite's: see _pair_session
+
+
+def _install(session: nox.Session, *args: str) -> None:
+    """``pip install ARGS`` into the session's virtualenv, unless it already holds them for this
+    pyproject.toml: the package is installed editable, so only a change of its dependencies needs pip
+    again (which costs several seconds a session even when there is nothing to do)."""
+    stamp = Path(session.virtualenv.location) / ".skillgym-installed"
+    wanted = hashlib.sha256(Path("pyproject.toml").read_bytes() + repr(args).encode()).hexdigest()
+    done = stamp.read_text().split() if stamp.is_file() else []
+    if wanted in done:
+        return
+    session.install(*args)
+    stamp.write_text("\n".join([*done, wanted]) + "\n")
 
 
 @nox.session
 def lint(session: nox.Session) -> None:
     """ruff check and ruff format --check."""
-    session.install("ruff>=0.6")
+    _install(session, "ruff>=0.6")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
 
@@ -22,36 +38,35 @@ def lint(session: nox.Session) -> None:
 @nox.session
 def typecheck(session: nox.Session) -> None:
     """mypy --strict over the library."""
-    session.install("-e", ".[dev]")
+    _install(session, "-e", ".[dev]")
     session.run("mypy")
 
 
 @nox.session
 def tests(session: nox.Session) -> None:
     """The test suite without the integration tests; extra arguments go to pytest."""
-    session.install("-e", ".[test]")
+    _install(session, "-e", ".[test]")
     session.run("pytest", "-m", "not integration", *session.posargs)
 
 
 @nox.session
 def integration(session: nox.Session) -> None:
     """Tests against real programs: pinned Claude Code, Codex and Gemini CLIs (installed from npm), tmux."""
-    session.install("-e", ".[test]")
+    _install(session, "-e", ".[test]")
     session.run("pytest", "-m", "integration", *session.posargs)
 
 
 @nox.session
 def docs(session: nox.Session) -> None:
     """The API reference (mkdocs-material + mkdocstrings) into site/; any warning fails the build."""
-    session.install("-e", ".[docs]")
+    _install(session, "-e", ".[docs]")
     session.run("mkdocs", "build", "--strict", *session.posargs, env={"NO_MKDOCS_2_WARNING": "1"})
 
 
 @nox.session
 def bench(session: nox.Session) -> None:
     """Performance benchmarks, side by side with inspect_ai: print figures, assert nothing about time."""
-    session.install("-e", ".")
-    session.install("inspect_ai==0.3.285")  # the peer, here only: never a skillgym dependency
+    _install(session, "-e", ".", "inspect_ai==0.3.285")  # the peer, here only: never a skillgym dependency
     session.run("python", "benchmarks/run.py", *session.posargs)
 
 
@@ -61,12 +76,12 @@ def snapshots(session: nox.Session) -> None:
 
     With no run yet, the suite runs first with the default provider (offline replay).
     """
-    session.install("-e", ".")
+    _install(session, "-e", ".")
     session.run("skillgym", "snapshots", "--run-if-missing", *session.posargs)
 
 
 def _run(session: nox.Session, *selection: str) -> None:
-    session.install("-e", ".")
+    _install(session, "-e", ".")
     # Exit 1 means the run finished and some trials failed: that is a measurement, not a broken session.
     # Bad input (2) and interruptions (130) still fail the session.
     session.run("skillgym", "run", *selection, *session.posargs, success_codes=[0, 1])
@@ -90,7 +105,9 @@ def _pair_session(lane: str, condition: str) -> None:
     def run_pair(session: nox.Session) -> None:
         _run(session, "--lane", lane, "--condition", condition)
 
-    run_pair.__doc__ = f"The {lane} lane under the {condition} condition."
+    # The pairs are the example suite's conditions; for another suite's, name them after the lane session:
+    # `nox -s execution -- --suite DIR --condition NAME`.
+    run_pair.__doc__ = f"The {lane} lane under the example suite's {condition} condition."
     nox.session(name=f"{lane}-{condition}")(run_pair)
 
 

@@ -6,10 +6,12 @@ gets its own prefix there, so bumping a pin installs next to the old one and nev
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
@@ -52,12 +54,17 @@ def cache_dir() -> Path:
     return Path(configured) if configured else Path.home() / ".cache" / "skillgym" / "agent-clis"
 
 
-def install(cli: AgentCli) -> Path:
-    """The executable of ``cli`` at its pinned version, installing it with npm when not cached yet."""
+def install(cli: AgentCli, say: Callable[[str], None] = lambda _line: None) -> Path:
+    """The executable of ``cli`` at its pinned version, installing it with npm when not cached yet.
+
+    ``say`` hears, once per install, what is installed where, and then how big it came out: the three
+    CLIs take several hundred MB of the user's disk, which nobody should find by surprise.
+    """
     prefix = cache_dir() / f"{cli.package.replace('/', '__')}@{cli.version}"
     executable = prefix / "node_modules" / ".bin" / cli.command
     if _reports(executable, cli.version):
         return executable
+    say(f"installing {cli.package}@{cli.version} from npm into {prefix} (once; ${CACHE_VAR} moves the cache)")
     prefix.mkdir(parents=True, exist_ok=True)
     argv = [
         "npm",
@@ -75,7 +82,17 @@ def install(cli: AgentCli) -> Path:
         raise InstallError(f"`{' '.join(argv)}` failed ({done.returncode}): {done.stderr[-2000:]}")
     if not _reports(executable, cli.version):
         raise InstallError(f"{executable} does not report version {cli.version} after `{' '.join(argv)}`")
+    say(f"installed {cli.package}@{cli.version}: {_size_mb(prefix):.0f} MB in {prefix}")
     return executable
+
+
+def _size_mb(folder: Path) -> float:
+    total = 0
+    for root, _dirs, files in os.walk(folder):
+        for name in files:
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(root, name)).st_size
+    return total / 1e6
 
 
 def _reports(executable: Path, version: str) -> bool:

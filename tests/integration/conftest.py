@@ -11,26 +11,28 @@ from .agent_clis import CLAUDE, CODEX, GEMINI, AgentCli, install, missing_node
 from .model_server import ModelServer
 
 
-def _installed(cli: AgentCli) -> Path:
+def _installed(cli: AgentCli, config: pytest.Config) -> Path:
     reason = missing_node()
     if reason is not None:
         pytest.skip(reason)
-    return install(cli)
+    terminal = config.pluginmanager.get_plugin("terminalreporter")
+    say = (lambda line: terminal.write_line(f"skillgym tests: {line}")) if terminal else print
+    return install(cli, say)
 
 
 @pytest.fixture(scope="session")
-def claude_cli() -> Path:
-    return _installed(CLAUDE)
+def claude_cli(pytestconfig: pytest.Config) -> Path:
+    return _installed(CLAUDE, pytestconfig)
 
 
 @pytest.fixture(scope="session")
-def codex_cli() -> Path:
-    return _installed(CODEX)
+def codex_cli(pytestconfig: pytest.Config) -> Path:
+    return _installed(CODEX, pytestconfig)
 
 
 @pytest.fixture(scope="session")
-def gemini_cli() -> Path:
-    return _installed(GEMINI)
+def gemini_cli(pytestconfig: pytest.Config) -> Path:
+    return _installed(GEMINI, pytestconfig)
 
 
 @pytest.fixture
