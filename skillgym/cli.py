@@ -143,7 +143,7 @@ def _parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="NAME",
-        help="add a reporter: {reporters} (events and final are always on)",
+        help="add a reporter: {reporters} (the event log and report.json/report.md are always written)",
     )
     run.add_argument(
         "--reporter-output", metavar="PATH", help="where the jsonl reporter writes (- for stdout)"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Final
 
 import anyio
 import msgspec
@@ -30,6 +31,9 @@ from .sandboxes.base import DEFAULT_SANDBOX, UNSANDBOXED_WARNING
 from .snapshots import SnapshotOptions
 from .snapshots.step import SnapshotStep
 
+# What every run writes, whatever --reporter names: naming one is a mistake worth saying.
+ALWAYS_ON: Final = {"events": "the event log (events.jsonl)", "final": "the report (report.json, report.md)"}
+
 
 def build_reporters(
     names: Sequence[str],
@@ -43,13 +47,18 @@ def build_reporters(
 
     Built once, before the run: a flag mistake is a ``UsageError`` before anything is written.
     """
+    for name in names:
+        if name in ALWAYS_ON:
+            raise UsageError(
+                f"--reporter {name}: {ALWAYS_ON[name]} is always written; drop --reporter {name}"
+            )
     plugins = [REPORTERS.get(name) for name in dict.fromkeys(names)]  # unknown names fail here
     if reporter_output is not None and "jsonl" not in names:
         raise UsageError(
             "--reporter-output is where the jsonl reporter writes: add --reporter jsonl, or drop it"
         )
     context = ReporterContext(run_dir=run_dir, console=console, output=reporter_output, baseline=baseline)
-    named = [plugin.from_context(context) for plugin in plugins if plugin is not FinalReporter]
+    named = [plugin.from_context(context) for plugin in plugins]
     final = FinalReporter(
         run_dir, baseline=baseline, listeners=[s for s in named if isinstance(s, ReportListener)]
     )

@@ -9,7 +9,6 @@ import msgspec
 
 from ..events import Event, RunFinish, RunStart, TrialFinish
 from ..files import write_atomic
-from ..plugins import reporter
 from ..report import Report, build_report, compare_to_baseline, render_markdown
 from ..results import TrialResult
 from ..snapshots.model import SnapshotCheck
@@ -24,11 +23,10 @@ def write_report(run_dir: Path, report: Report) -> None:
     write_atomic(run_dir / "report.md", render_markdown(report))
 
 
-@reporter
 class FinalReporter:
     """Collects trial results and writes the report on ``run.finish``; then hands it to the listeners.
 
-    Always on: naming it with --reporter changes nothing.
+    Always on, so not a reporter one names: ``--reporter final`` is refused (``build_reporters``).
     """
 
     name = "final"

@@ -312,6 +312,8 @@ def test_reporter_flags_are_checked_before_anything_runs(suite_dir: SuiteDir) ->
         (["--reporter", "xml"], "unknown reporter 'xml'"),
         (["--reporter", "jsonl"], "needs --reporter-output"),
         (["--reporter-output", "x.jsonl"], "add --reporter jsonl"),
+        (["--reporter", "final"], "the report (report.json, report.md) is always written"),
+        (["--reporter", "events"], "the event log (events.jsonl) is always written"),
     ):
         proc = run_cli("run", "--suite", str(root), "--provider", "stub", *flags, cwd=root.parent)
         assert proc.returncode == 2, flags

@@ -32,7 +32,7 @@ from tests.conftest import REPO, write_suite
 def test_every_module_of_the_plug_in_packages_registers_itself() -> None:
     # No list to edit: a new provider or reporter is one new file in its package.
     assert {"claude", "codex", "command", "replay", "stub"} <= set(PROVIDERS.names())
-    assert REPORTERS.names()[:4] == ("console", "final", "jsonl", "junit")
+    assert REPORTERS.names()[:3] == ("console", "jsonl", "junit")
     assert {"skillgym-trace", "claude-stream-json", "codex-json"} <= set(STREAM_FORMATS.names())
     assert {"file-exists", "file-contains", "command", "custom"} <= set(VERIFIER_KINDS.names())
 
@@ -41,7 +41,7 @@ def test_an_unknown_name_is_a_usage_error_naming_the_flag_and_the_valid_names() 
     with pytest.raises(UsageError) as caught:
         REPORTERS.get("html")
     assert str(caught.value) == (
-        "unknown reporter 'html' given to --reporter; valid reporters: console, final, jsonl, junit"
+        "unknown reporter 'html' given to --reporter; valid reporters: console, jsonl, junit"
     )
 
 
@@ -207,7 +207,7 @@ def test_a_provider_and_a_reporter_from_an_installed_package_run_through_the_cli
     helped = skillgym("run", "--help")
     providers = ", ".join((*PROVIDERS.names(), "echo-agent"))  # skillgym's own first, sorted
     assert providers in " ".join(helped.stdout.split())
-    assert "console, final, jsonl, junit, tally" in " ".join(helped.stdout.split())
+    assert "console, jsonl, junit, tally" in " ".join(helped.stdout.split())
     done = skillgym("run", "--suite", str(suite), "--provider", "echo-agent", "--reporter", "tally")
     assert done.returncode == 0, done.stderr
     (run_dir,) = (tmp_path / "runs").iterdir()
