@@ -81,50 +81,55 @@ def _parser() -> argparse.ArgumentParser:
     listing.add_argument("--json", action="store_true", help="machine-readable output")
 
     run = sub.add_parser("run", help="run the plan (or print it with --dry-run)")
-    run.add_argument("--suite", type=Path, default=Path("evals"), help="suite directory (default: evals)")
-    run.add_argument("--lane", action="append", default=[], metavar="L", help="lane to run (repeatable)")
-    run.add_argument("--condition", action="append", default=[], metavar="C", help="condition (repeatable)")
-    run.add_argument("--case", action="append", default=[], metavar="ID", help="case id (repeatable)")
-    run.add_argument(
+    select = run.add_argument_group("selection (what runs)")
+    select.add_argument("--suite", type=Path, default=Path("evals"), help="suite directory (default: evals)")
+    select.add_argument("--lane", action="append", default=[], metavar="L", help="lane to run (repeatable)")
+    select.add_argument(
+        "--condition", action="append", default=[], metavar="C", help="condition (repeatable)"
+    )
+    select.add_argument("--case", action="append", default=[], metavar="ID", help="case id (repeatable)")
+    select.add_argument("--dry-run", action="store_true", help="print the plan; invoke and write nothing")
+    select.add_argument("--json", action="store_true", help="with --dry-run: print the plan as JSON")
+
+    agent = run.add_argument_group("agent (who answers)")
+    agent.add_argument(
         "--provider", action="append", default=[], metavar="P", help="provider: {providers} (default replay)"
     )
-    run.add_argument("--model", default=None, help="model id passed to the provider")
-    run.add_argument("--trials", type=int, default=1, help="trials per case and condition (default 1)")
-    run.add_argument(
+    agent.add_argument("--model", default=None, help="model id passed to the provider")
+    agent.add_argument(
+        "--record", action="store_true", help="save each trial's raw provider stream as a cassette"
+    )
+    agent.add_argument(
+        "--replay-source", metavar="PROVIDER/MODEL", help="which recorded cassettes replay plays"
+    )
+    agent.add_argument(
+        "--agent-command", metavar="'PROGRAM ARGS'", help="the command provider's agent (prompt on stdin)"
+    )
+    trials = run.add_argument_group("trials (how they run)")
+    trials.add_argument("--trials", type=int, default=1, help="trials per case and condition (default 1)")
+    trials.add_argument(
         "--concurrency",
         type=int,
         default=None,
         help="trials whose agents run at once (default: the provider's own; 4 for agent CLIs and command, "
         "16 for replay and stub)",
     )
-    run.add_argument(
-        "--output", type=Path, default=Path("runs"), help="where run directories go (default: runs)"
-    )
-    run.add_argument(
+    trials.add_argument(
         "--keep-workspaces", action="store_true", help="keep every workspace, not only failed ones"
     )
-    run.add_argument(
-        "--record", action="store_true", help="save each trial's raw provider stream as a cassette"
-    )
-    run.add_argument(
-        "--replay-source", metavar="PROVIDER/MODEL", help="which recorded cassettes replay plays"
-    )
-    run.add_argument(
-        "--agent-command", metavar="'PROGRAM ARGS'", help="the command provider's agent (prompt on stdin)"
-    )
-    run.add_argument(
+    trials.add_argument(
         "--sandbox",
         default=DEFAULT_SANDBOX,
         metavar="NAME",
         help=f"where trials run: {{sandboxes}} (default {DEFAULT_SANDBOX})",
     )
-    run.add_argument(
+    trials.add_argument(
         "--network",
         choices=NETWORKS,
         default=None,
         help="the trials' network (default: host for agent CLIs, none for stub, replay and command)",
     )
-    run.add_argument(
+    trials.add_argument(
         "--sandbox-writable",
         action="append",
         default=[],
@@ -132,25 +137,34 @@ def _parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="a folder every trial may also write (repeatable): an agent's own log or cache",
     )
-    run.add_argument(
-        "--compare-baseline", type=Path, metavar="REPORT", help="compare with an earlier report.json"
+    trials.add_argument("--resume", type=Path, metavar="RUN_DIR", help="continue an interrupted run")
+    output = run.add_argument_group("output (what is written and shown)")
+    output.add_argument(
+        "--output",
+        type=Path,
+        default=Path("runs"),
+        metavar="DIR",
+        help="the folder each run's folder is made in (default: runs)",
     )
-    run.add_argument(
+    output.add_argument(
         "--progress", action="store_true", help="live progress on the console (= --reporter console)"
     )
-    run.add_argument(
+    output.add_argument(
         "--reporter",
         action="append",
         default=[],
         metavar="NAME",
         help="add a reporter: {reporters} (the event log and report.json/report.md are always written)",
     )
-    run.add_argument(
-        "--reporter-output", metavar="PATH", help="where the jsonl reporter writes (- for stdout)"
+    output.add_argument(
+        "--reporter-output",
+        metavar="PATH",
+        help="the file the jsonl reporter copies the events to (- for stdout)",
     )
-    run.add_argument("--resume", type=Path, metavar="RUN_DIR", help="continue an interrupted run")
-    run.add_argument("--dry-run", action="store_true", help="print the plan; invoke and write nothing")
-    run.add_argument("--json", action="store_true", help="with --dry-run: print the plan as JSON")
+    baseline = run.add_argument_group("baseline")
+    baseline.add_argument(
+        "--compare-baseline", type=Path, metavar="REPORT", help="compare with an earlier report.json"
+    )
     add_run_flags(run)
     report = sub.add_parser("report", help="rebuild report.json and report.md from a run's events.jsonl")
     report.add_argument("run_dir", type=Path, metavar="RUN_DIR")

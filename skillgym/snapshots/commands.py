@@ -67,7 +67,11 @@ def add_snapshots_parser(sub: Any) -> None:
         "--run", type=Path, metavar="RUN_DIR", help="the run to use (default: the suite's newest)"
     )
     snap.add_argument(
-        "--output", type=Path, default=DEFAULT_RUNS, metavar="DIR", help="where runs are (default: runs)"
+        "--output",
+        type=Path,
+        default=DEFAULT_RUNS,
+        metavar="DIR",
+        help="the folder the runs are in, as run --output (default: runs)",
     )
     snap.add_argument(
         "--dir", type=Path, default=DEFAULT_DIR, metavar="DIR", help="snapshot directory (default: snapshots)"

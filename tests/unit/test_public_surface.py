@@ -98,3 +98,23 @@ def test_readme_states_the_environment_layering_order() -> None:
     block = re.search(r"<!-- env-order.*?-->\n(.*?)\n<!-- /env-order -->", readme, re.S)
     assert block is not None, "README lost its env-order block"
     assert block.group(1) == ENV_ORDER_TEXT
+
+
+def test_run_help_groups_its_flags_into_sections(capsys: pytest.CaptureFixture[str]) -> None:
+    from skillgym.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    text = capsys.readouterr().out
+    titles = [
+        "selection (what runs):",
+        "agent (who answers):",
+        "trials (how they run):",
+        "output (what is written and shown):",
+        "baseline:",
+        "token snapshots (at the end of the run):",
+    ]
+    at = [text.index(title) for title in titles]
+    assert at == sorted(at)
+    # Each flag sits in its section: --trials after "trials", before "output".
+    assert at[2] < text.index("  --trials") < at[3] and at[3] < text.index("  --reporter ") < at[4]
