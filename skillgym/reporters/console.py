@@ -8,7 +8,15 @@ from collections import Counter
 
 from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.live import Live
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 from rich.text import Text
 
@@ -97,7 +105,14 @@ class ConsoleReporter:
             TextColumn("{task.description:<10}"),
             BarColumn(),
             MofNCompleteColumn(),
+            # The lane's tally so far: what a long run has found, before its summary.
+            TextColumn(
+                "[green]{task.fields[passed]} passed[/] [red]{task.fields[failed]} failed[/] "
+                "[yellow]{task.fields[errored]} errored[/]"
+            ),
             TimeElapsedColumn(),
+            TextColumn("eta"),
+            TimeRemainingColumn(),
             console=console,
         )
         self._tasks: dict[str, TaskID] = {}
@@ -106,11 +121,13 @@ class ConsoleReporter:
         self._last_line = time.monotonic()
         self._done = 0
         self._total = 0
+        self._started: float | None = None
         self._warned = 0  # trials that finished with warnings
 
     async def on_event(self, event: Event) -> None:
         if isinstance(event, RunStart):
             self._total = event.total_trials
+            self._started = time.monotonic()
             self._say(
                 f"skillgym run {event.run_id}: {event.total_trials} trials; lanes {', '.join(event.lanes)}; "
                 f"conditions {', '.join(event.conditions)}; providers {', '.join(event.providers)}"
@@ -126,7 +143,9 @@ class ConsoleReporter:
                 self._live.start()
         elif isinstance(event, LaneStart):
             self._lanes.setdefault(event.lane, Counter())
-            self._tasks[event.lane] = self._progress.add_task(event.lane, total=event.total_trials)
+            self._tasks[event.lane] = self._progress.add_task(
+                event.lane, total=event.total_trials, passed=0, failed=0, errored=0
+            )
         elif isinstance(event, TrialStart):
             self._running.started[event.id.key] = time.monotonic()
         elif isinstance(event, TrialFinish):
@@ -136,7 +155,14 @@ class ConsoleReporter:
             self._done += 1
             self._warned += bool(result.warnings)
             if result.id.lane in self._tasks:
-                self._progress.advance(self._tasks[result.id.lane])
+                tally = self._lanes[result.id.lane]
+                self._progress.update(
+                    self._tasks[result.id.lane],
+                    advance=1,
+                    passed=tally["passed"],
+                    failed=tally["failed"],
+                    errored=tally["errored"],
+                )
             self._emit(_outcome_line(result))
         elif isinstance(event, LaneFinish):
             c = event.counts
@@ -174,10 +200,19 @@ class ConsoleReporter:
             return
         if time.monotonic() - self._last_line >= self.heartbeat_s:
             oldest = max(time.monotonic() - t for t in self._running.started.values())
+            tally = sum(self._lanes.values(), Counter())
+            counts = f"{tally['passed']} passed, {tally['failed']} failed, {tally['errored']} errored"
             self._say(
-                f"... {len(self._running.started)} running, {self._done}/{self._total} done, "
-                f"longest running {oldest:.0f}s"
+                f"... {len(self._running.started)} running, {self._done}/{self._total} done ({counts})"
+                f"{self._eta()}, longest running {oldest:.0f}s"
             )
+
+    def _eta(self) -> str:
+        """``, about Ns left`` from the pace of the trials done so far; empty before there is a pace."""
+        if not self._done or self._started is None or self._done >= self._total:
+            return ""
+        per_trial = (time.monotonic() - self._started) / self._done
+        return f", about {per_trial * (self._total - self._done):.0f}s left"
 
     def _emit(self, text: Text) -> None:
         self._last_line = time.monotonic()

@@ -165,4 +165,26 @@ async def test_heartbeat_in_plain_mode_while_a_trial_runs() -> None:
         await reporter.on_event(event)
     await anyio.sleep(0.01)
     await reporter.tick()
-    assert "... 1 running, 0/2 done, longest running" in buffer.getvalue().splitlines()[-1]
+    assert (
+        "... 1 running, 0/2 done (0 passed, 0 failed, 0 errored), longest running"
+        in (buffer.getvalue().splitlines()[-1])
+    )
+    for event in _run()[3:5]:  # the first trial passes, the second starts
+        await reporter.on_event(event)
+    await reporter.tick()
+    last = buffer.getvalue().splitlines()[-1]
+    assert "... 1 running, 1/2 done (1 passed, 0 failed, 0 errored), about " in last
+    assert "s left, longest running" in last
+
+
+@pytest.mark.anyio
+async def test_the_live_bar_shows_each_lane_s_tally_and_an_eta() -> None:
+    buffer = io.StringIO()
+    console = Console(file=buffer, force_terminal=True, width=160, color_system=None)
+    reporter = ConsoleReporter(console)
+    for event in _run()[:4]:  # one trial of two passed
+        await reporter.on_event(event)
+    reporter._progress.refresh()
+    reporter._stop_live()
+    assert "1/2 1 passed 0 failed 0 errored" in " ".join(buffer.getvalue().split())
+    assert "eta" in buffer.getvalue()
