@@ -16,7 +16,7 @@ _CONTEXT = "skillgym 2026-11 case fingerprint v1"
 # because a trial runs under one condition: adding a condition to a case must not invalidate the others;
 # ``token_budget`` is a cost guardrail beside grading, so tuning it must not mark snapshots stale.
 EXCLUDED_FIELDS = frozenset(
-    {"origin", "description", "tags", "category", "fingerprint", "conditions", "token_budget"}
+    {"origin", "origins", "description", "tags", "category", "fingerprint", "conditions", "token_budget"}
 )
 # Fields added after fingerprints were first stored: hashed only when set, so that every case that does not
 # use one keeps the fingerprint its snapshots and cassettes were stored under.

@@ -210,6 +210,9 @@ class _Case(Data, frozen=True, kw_only=True, tag_field="lane"):
     tags: tuple[str, ...] = ()
     description: str = ""
     origin: str = ""
+    # Where each call was made ("c.fixture()" -> "evals/x.py:7"; "c.conditions(stale)" for each id): a
+    # name checked once the whole suite has loaded (a fixture, a preset) is refused at its own line.
+    origins: dict[str, str] = {}
     fingerprint: str = ""
 
     @property

@@ -196,37 +196,42 @@ def _reference_errors(
     fixtures: tuple[Fixture, ...],
     skills: dict[str, Skill],
 ) -> list[str]:
-    where = f"{case.origin}: " if case.origin else ""
+    def at(call: str) -> str:
+        origin = case.origins.get(call) or case.origin
+        return f"{origin}: " if origin else ""
+
     errors: list[str] = []
     for cond in case.conditions:
         if cond not in condition_ids:
             errors.append(
-                f"{where}case {case.id!r}: unknown condition {cond!r}; "
+                f"{at(f'c.conditions({cond})')}case {case.id!r}: unknown condition {cond!r}; "
                 f"use one of {', '.join(condition_ids)} or define it with skillgym.condition({cond!r}, ...)"
             )
     if case.workspace is not None and case.workspace not in presets:
         known = ", ".join(presets) or "none defined"
         errors.append(
-            f"{where}case {case.id!r}: unknown workspace preset {case.workspace!r} (known: {known}); "
+            f"{at('c.workspace()')}case {case.id!r}: unknown workspace preset {case.workspace!r} "
+            f"(known: {known}); "
             f"define it with skillgym.workspace_preset({case.workspace!r}, ...)"
         )
     if case.expected_skill is not None and skills and case.expected_skill not in skills:
         errors.append(
-            f"{where}case {case.id!r}: expected skill {case.expected_skill!r} is not a declared skill "
+            f"{at('c.expect_skill()')}case {case.id!r}: expected skill {case.expected_skill!r} is not a "
+            "declared skill "
             f"({', '.join(skills)}); declare it with skillgym.skill(...) or fix the name"
         )
     names = {f.name for f in fixtures}
     wanted: list[tuple[str, str]] = []
     if isinstance(case, (ExecutionCase, DogfoodCase)):
         if case.fixture is not None:
-            wanted.append((case.fixture, case.origin))
+            wanted.append((case.fixture, case.origins.get("c.fixture()") or case.origin))
         wanted.extend((v.fixture, v.origin) for v in case.verifiers if isinstance(v, FixtureLogContains))
     for name, origin in wanted:
         if name not in names:
-            at = f"{origin}: " if origin else where
+            where = f"{origin}: " if origin else at("")
             known = ", ".join(sorted(names)) or "none found"
             errors.append(
-                f"{at}case {case.id!r}: unknown fixture {name!r} (known: {known}); "
+                f"{where}case {case.id!r}: unknown fixture {name!r} (known: {known}); "
                 f"add fixtures/{name}.py to the suite"
             )
     return errors

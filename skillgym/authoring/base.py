@@ -107,6 +107,7 @@ class CaseBuilder(Recorder):
         for ident in check_ids(ids, what="condition id", case_id=self._case_id, origin=at):
             if ident not in self._conditions:
                 self._conditions.append(ident)
+                self._set_at[f"c.conditions({ident})"] = at
 
     def workspace(self, preset_id: str) -> None:
         """Set up the trial's workspace with the named preset (see skillgym.workspace_preset)."""
@@ -322,6 +323,7 @@ class CaseBuilder(Recorder):
             tags=tuple(self._tags),
             description=self._description,
             origin=self._opened_at,
+            origins=dict(self._set_at),
         )
 
     def _open_child(self, child: _ChildT) -> _ChildT:

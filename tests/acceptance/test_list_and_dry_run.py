@@ -172,7 +172,7 @@ def test_collection_errors_are_all_listed_with_file_and_line_and_exit_2(
     assert "prompt/broken.py:4: RuntimeError: boom" in err
     assert "prompt/syntax.py:1: SyntaxError" in err
     assert "unknown workspace preset 'missing-preset'" in err
-    assert "prompt/unknown_preset.py:3" in err
+    assert "prompt/unknown_preset.py:5" in err  # the c.workspace() line, not the with
 
 
 def test_missing_suite_directory_is_a_usage_error(tmp_path: Path) -> None:

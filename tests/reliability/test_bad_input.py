@@ -132,12 +132,12 @@ CORPUS: dict[str, Bad] = {
             )
         },
         LIST,
-        ("bad.py:3", "unknown workspace preset 'nope'", "workspace_preset("),
+        ("bad.py:6", "unknown workspace preset 'nope'", "workspace_preset("),  # the c.workspace() line
     ),
     "unknown-condition": Bad(
         {"bad.py": prompt_case(FULL_PROMPT + 'c.conditions("stail")')},
         LIST,
-        ("bad.py:3", "unknown condition 'stail'", "none, self-load, preloaded, stale"),
+        ("bad.py:7", "unknown condition 'stail'", "none, self-load, preloaded, stale"),
     ),
     "unknown-fixture": Bad(
         {
@@ -147,12 +147,12 @@ CORPUS: dict[str, Bad] = {
             )
         },
         LIST,
-        ("bad.py", "unknown fixture 'ghost'", "fixtures/ghost.py"),
+        ("bad.py:6", "unknown fixture 'ghost'", "fixtures/ghost.py"),
     ),
     "undeclared-expected-skill": Bad(
         {"bad.py": prompt_case('c.category("t")\nc.prompt("p")\nc.expect_skill("tmux")')},
         LIST,
-        ("bad.py:3", "expected skill 'tmux'", "demo"),
+        ("bad.py:6", "expected skill 'tmux'", "demo"),
     ),
     "assertions-in-prompt-lane": Bad(
         {"bad.py": prompt_case(FULL_PROMPT + 'with c.assertions() as a:\n    a.file_exists("x")')},
@@ -327,7 +327,7 @@ CORPUS: dict[str, Bad] = {
         {}, (*RUN, "--lane", "execution", "--case", "ok"), ("nothing to run", "'ok' is in the prompt lane")
     ),
     "unknown-provider": Bad({}, ("run", "--provider", "gpt4"), ("'gpt4'", "valid providers")),
-    "unknown-reporter": Bad({}, (*RUN, "--reporter", "html"), ("'html'", "console, final, jsonl, junit")),
+    "unknown-reporter": Bad({}, (*RUN, "--reporter", "html"), ("'html'", "console, jsonl, junit")),
     "jsonl-without-output": Bad({}, (*RUN, "--reporter", "jsonl"), ("--reporter-output",)),
     "command-without-agent": Bad({}, ("run", "--provider", "command"), ("--agent-command",)),
     "agent-not-executable": Bad(

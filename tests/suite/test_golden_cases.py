@@ -191,9 +191,10 @@ EXPECTED: dict[str, Case] = {
 
 
 def _without_places(value: Any) -> Any:
-    """The case as builtins with ``origin`` and ``fingerprint`` dropped at every level."""
+    """The case as builtins with ``origin``, ``origins`` and ``fingerprint`` dropped at every level."""
     if isinstance(value, dict):
-        return {k: _without_places(v) for k, v in value.items() if k not in ("origin", "fingerprint")}
+        dropped = ("origin", "origins", "fingerprint")
+        return {k: _without_places(v) for k, v in value.items() if k not in dropped}
     if isinstance(value, (list, tuple)):
         return [_without_places(v) for v in value]
     return value
