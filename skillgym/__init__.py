@@ -15,6 +15,7 @@ from .authoring import condition as condition
 from .authoring import dogfood_case as dogfood_case
 from .authoring import execution_case as execution_case
 from .authoring import prompt_case as prompt_case
+from .authoring import secret as secret
 from .authoring import skill as skill
 from .authoring import workspace_preset as workspace_preset
 from .errors import CollectionError as CollectionError
@@ -89,6 +90,7 @@ __all__ = (
     "execution_case",
     "fingerprint",
     "prompt_case",
+    "secret",
     "skill",
     "workspace_preset",
 )

@@ -8,13 +8,19 @@ import re
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import msgspec
+
+if TYPE_CHECKING:
+    from .model import Suite
 
 REDACTED = "<redacted>"
 _SECRET_KEY = re.compile(
     r"(TOKEN|KEY|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$|^(TOKEN|KEY|SECRET|PASSWORD)_", re.I
 )
 # Values this short are too likely to appear innocently (e.g. "1") to scrub from free text.
-_MIN_SCRUB_LENGTH = 6
+MIN_SECRET_LENGTH = 6
 # Files are scrubbed a chunk at a time, so their size does not matter.
 _CHUNK_BYTES = 4 * 1024 * 1024
 
@@ -31,7 +37,7 @@ def redact_env(env: Mapping[str, str]) -> dict[str, str]:
 
 def secret_values(*envs: Mapping[str, str]) -> tuple[str, ...]:
     """The values to scrub from free text, longest first so overlapping secrets are fully removed."""
-    values = {v for env in envs for k, v in env.items() if is_secret_key(k) and len(v) >= _MIN_SCRUB_LENGTH}
+    values = {v for env in envs for k, v in env.items() if is_secret_key(k) and len(v) >= MIN_SECRET_LENGTH}
     return tuple(sorted(values, key=len, reverse=True))
 
 
@@ -43,12 +49,66 @@ def with_secrets(known: tuple[str, ...], *envs: Mapping[str, str]) -> tuple[str,
     return tuple(sorted(extra.union(known), key=len, reverse=True))
 
 
+def suite_secrets(suite: Suite, known: Iterable[str] = ()) -> tuple[str, ...]:
+    """``known`` plus every secret the suite holds, longest first: the values it marked with
+    ``skillgym.secret()`` and the values of the secret-looking env keys of its presets, bootstrap
+    commands, conditions and cases.
+
+    Read once per run: a trial can print another trial's secret (a shared cache, a file left behind), and
+    the run's events, reports and console carry every case's.
+    """
+    envs: list[Mapping[str, str]] = [c.env for c in suite.conditions]
+    envs += [c.env for c in suite.cases]
+    for preset in suite.presets:
+        envs += [preset.env, *(step.env for step in preset.bootstrap)]
+    marked = {*known, *suite.secrets}
+    return with_secrets(tuple(sorted(marked, key=len, reverse=True)), *envs)
+
+
 def scrub(text: str, secrets: Iterable[str]) -> str:
     """``text`` with every occurrence of each secret value replaced."""
     for value in secrets:
         if value in text:
             text = text.replace(value, REDACTED)
     return text
+
+
+_S = TypeVar("_S")
+
+
+def json_forms(secrets: Iterable[str]) -> tuple[bytes, ...]:
+    """Each secret as it can appear inside JSON text (raw UTF-8, and escaped where that differs)."""
+    forms = {f for value in secrets for f in (value.encode(), msgspec.json.encode(value)[1:-1])}
+    return tuple(sorted(forms, key=len, reverse=True))
+
+
+def scrub_struct(value: _S, secrets: tuple[str, ...], forms: tuple[bytes, ...] | None = None) -> _S:
+    """``value`` (a msgspec Struct: an event, a report, a plan) with every secret in its strings replaced.
+
+    Searched in its JSON encoding, in C: most values hold no secret and are returned as they are. One that
+    does is rebuilt with its strings (mapping keys too) scrubbed, never by editing the JSON text, which a
+    secret that looks like a number would break. ``forms`` is ``json_forms(secrets)``, when the caller
+    keeps it.
+    """
+    if not secrets:
+        return value
+    needles = json_forms(secrets) if forms is None else forms
+    encoded = msgspec.json.encode(value)
+    if not any(needle in encoded for needle in needles):
+        return value
+    cleaned = _scrub_builtins(msgspec.to_builtins(value), secrets)
+    rebuilt: _S = msgspec.convert(cleaned, type(value))
+    return rebuilt
+
+
+def _scrub_builtins(data: Any, secrets: tuple[str, ...]) -> Any:
+    if isinstance(data, str):
+        return scrub(data, secrets)
+    if isinstance(data, dict):
+        return {_scrub_builtins(k, secrets): _scrub_builtins(v, secrets) for k, v in data.items()}
+    if isinstance(data, (list, tuple)):  # to_builtins keeps a tuple a tuple
+        return [_scrub_builtins(item, secrets) for item in data]
+    return data
 
 
 def scrub_tree(

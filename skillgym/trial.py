@@ -492,6 +492,7 @@ def _request(trial: Trial, *, cwd: str, record_path: str | None) -> ProviderRequ
         stderr_path=trial.layout.stderr,
         record_path=record_path,
         sandbox=trial.sandbox,
+        secrets=trial.secrets,
     )
 
 
