@@ -111,6 +111,55 @@ def _scrub_builtins(data: Any, secrets: tuple[str, ...]) -> Any:
     return data
 
 
+class ByteScrubber:
+    """Replaces secret values in a byte stream fed in chunks of any size, as it goes.
+
+    The last ``overlap`` bytes of the stream (the longest secret's length less one) wait for the next
+    chunk: a secret that starts before them ends inside what was fed, so one cut by a chunk boundary is
+    matched whole on the next round. Longest first: at any position the longest secret wins; where two
+    overlap, the one that starts first is replaced and the rest of the other stays, so none is left whole.
+    """
+
+    __slots__ = ("_carry", "_needles", "_overlap", "_pattern", "replaced")
+
+    def __init__(self, secrets: Iterable[str]) -> None:
+        values = sorted({v.encode() for v in secrets if v}, key=len, reverse=True)
+        self._needles = tuple(values)
+        self._pattern = re.compile(b"|".join(re.escape(v) for v in values)) if values else None
+        self._overlap = len(values[0]) - 1 if values else 0
+        self._carry = b""
+        self.replaced = False  # whether any secret was found so far
+
+    def feed(self, chunk: bytes) -> bytes:
+        """The scrubbed stream up to all but the last ``overlap`` bytes fed so far."""
+        return self._take(chunk, final=False)
+
+    def finish(self) -> bytes:
+        """The rest of the stream, scrubbed: what the last ``feed`` held back."""
+        return self._take(b"", final=True)
+
+    def _take(self, chunk: bytes, *, final: bool) -> bytes:
+        buffer = self._carry + chunk if self._carry else chunk
+        cut = len(buffer) if final else max(len(buffer) - self._overlap, 0)
+        if self._pattern is None or not any(needle in buffer for needle in self._needles):
+            # The usual case, searched in C: nothing to replace, only the tail waits.
+            self._carry = buffer[cut:]
+            return buffer[:cut]
+        marker = REDACTED.encode()
+        pieces: list[bytes] = []
+        done = 0
+        for match in self._pattern.finditer(buffer):
+            if match.start() >= cut:
+                break
+            pieces += (buffer[done : match.start()], marker)
+            done = match.end()
+            self.replaced = True
+        cut = max(cut, done)
+        pieces.append(buffer[done:cut])
+        self._carry = buffer[cut:]
+        return b"".join(pieces)
+
+
 def scrub_tree(
     root: str, secrets: Iterable[str], *, chunk_bytes: int = _CHUNK_BYTES
 ) -> list[tuple[str, str]]:
@@ -120,14 +169,10 @@ def scrub_tree(
     contain a secret; symlinks are not followed. Returns each file that could not be scrubbed, with why,
     so the caller can say so.
     """
-    values = sorted({v.encode() for v in secrets if v}, key=len, reverse=True)
+    values = tuple(v for v in secrets if v)
     unscrubbed: list[tuple[str, str]] = []
     if not values:
         return unscrubbed
-    # Longest first: at any position the longest secret wins. Where two overlap, the one that starts first
-    # is replaced and the rest of the other stays, so no secret is left whole.
-    pattern = re.compile(b"|".join(re.escape(v) for v in values))
-    overlap = len(values[0]) - 1
     for folder, dirs, files in os.walk(root):
         dirs.sort()
         for name in sorted(files):
@@ -135,21 +180,25 @@ def scrub_tree(
             if os.path.islink(path) or not os.path.isfile(path):
                 continue
             try:
-                _scrub_file(path, pattern, overlap, chunk_bytes)
+                _scrub_file(path, values, chunk_bytes)
             except OSError as exc:
                 unscrubbed.append((path, exc.strerror or str(exc)))
     return unscrubbed
 
 
-def _scrub_file(path: str, pattern: re.Pattern[bytes], overlap: int, chunk_bytes: int) -> None:
+def _scrub_file(path: str, secrets: tuple[str, ...], chunk_bytes: int) -> None:
     # Two passes rather than a temp copy of every file: most files hold no secret and are only read.
-    if not any(replaced for _piece, replaced in _scrubbed(path, pattern, overlap, chunk_bytes)):
+    finder = ByteScrubber(secrets)
+    for _piece in _scrubbed(path, finder, chunk_bytes):
+        if finder.replaced:
+            break
+    else:
         return
     # A short temp name of its own: the file's name may already be as long as a name can be.
     fd, tmp = tempfile.mkstemp(prefix=".scrub-", dir=os.path.dirname(path))
     try:
         with os.fdopen(fd, "wb") as out:
-            for piece, _replaced in _scrubbed(path, pattern, overlap, chunk_bytes):
+            for piece in _scrubbed(path, ByteScrubber(secrets), chunk_bytes):
                 out.write(piece)
         shutil.copymode(path, tmp)
         os.replace(tmp, path)
@@ -159,31 +208,9 @@ def _scrub_file(path: str, pattern: re.Pattern[bytes], overlap: int, chunk_bytes
         raise
 
 
-def _scrubbed(
-    path: str, pattern: re.Pattern[bytes], overlap: int, chunk_bytes: int
-) -> Iterator[tuple[bytes, bool]]:
-    """The file's bytes with every secret replaced, in pieces, each with whether it had one.
-
-    The last ``overlap`` bytes of each chunk wait for the next: a secret that starts before them ends
-    inside the chunk, so one cut by a chunk boundary is matched whole on the next round.
-    """
-    marker = REDACTED.encode()
-    carry = b""
+def _scrubbed(path: str, scrubber: ByteScrubber, chunk_bytes: int) -> Iterator[bytes]:
+    """The file's bytes with every secret replaced, in pieces."""
     with open(path, "rb") as handle:
-        while True:
-            chunk = handle.read(chunk_bytes)
-            buffer = carry + chunk
-            cut = len(buffer) - overlap if chunk else len(buffer)  # at the end nothing waits
-            pieces: list[bytes] = []
-            done, replaced = 0, False
-            for match in pattern.finditer(buffer):
-                if match.start() >= cut:
-                    break
-                pieces += (buffer[done : match.start()], marker)
-                done, replaced = match.end(), True
-            cut = max(cut, done, 0)
-            pieces.append(buffer[done:cut])
-            carry = buffer[cut:]
-            yield b"".join(pieces), replaced
-            if not chunk:
-                return
+        while chunk := handle.read(chunk_bytes):
+            yield scrubber.feed(chunk)
+    yield scrubber.finish()

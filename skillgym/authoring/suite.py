@@ -186,5 +186,11 @@ def secret(value: str) -> str:
             "credential, or leave it unmarked",
             origin=at,
         )
+    if "\x00" in value:
+        raise DefinitionError(
+            "skillgym.secret() was given a value with a null byte, which no process environment can hold: "
+            "remove it",
+            origin=at,
+        )
     current_registry().add_secret(value)
     return value

@@ -283,6 +283,8 @@ async def run_cli(
             stdin_data=stdin,
             max_capture_bytes=CAPTURE_BYTES,
             on_stdout_line=on_line,
+            # Never on disk, however long the stream: the trial's secrets and what the CLI's env adds.
+            secrets=with_secrets(request.secrets, env),
         )
     except ProcessStartError as exc:
         return CliRun(start_error=str(exc))

@@ -197,6 +197,9 @@ def test_no_kind_of_secret_reaches_the_run_folder_or_the_console(tmp_path: Path)
     assert dry.returncode == 0, dry.stdout + dry.stderr
     assert json.loads(dry.stdout)["presets"][0]["env"]["GREETING"] == "<redacted>"
     consoles += [dry.stdout, dry.stderr]
+    shown = run_agent(root, command, "--dry-run", env=env)
+    assert "env       GREETING=<redacted>" in shown.stdout, shown.stdout
+    consoles += [shown.stdout, shown.stderr]
 
     proc = run_agent(
         root,
