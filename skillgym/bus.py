@@ -62,9 +62,7 @@ class _Outbox:
 class EventBus:
     """Broadcasts each event to every live subscriber; a subscriber that raises is reported and dropped."""
 
-    def __init__(
-        self, tg: TaskGroup, *, errors: TextIO | None = None, secrets: tuple[str, ...] = ()
-    ) -> None:
+    def __init__(self, tg: TaskGroup, *, errors: TextIO | None = None, secrets: tuple[str, ...] = ()) -> None:
         self._tg = tg
         self._secrets = secrets
         self._forms = json_forms(secrets)

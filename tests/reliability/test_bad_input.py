@@ -254,7 +254,10 @@ CORPUS: dict[str, Bad] = {
         absent=("unshown",),
     ),
     "secret-too-short": Bad(
-        {"suite2.py": "from skillgym import secret, workspace_preset\n\nworkspace_preset('w', env={'A': secret('pin1')})\n"},
+        {
+            "suite2.py": "from skillgym import secret, workspace_preset\n\n"
+            "workspace_preset('w', env={'A': secret('pin1')})\n"
+        },
         LIST,
         ("suite2.py:3", "skillgym.secret()", "4 characters", "6 or more"),
     ),

@@ -30,7 +30,9 @@ def _fed(data: bytes, cuts: list[int], secrets: tuple[str, ...]) -> bytes:
     secrets=st.lists(st.text(alphabet="ab", min_size=2, max_size=9), min_size=1, max_size=4),
     cuts=st.lists(st.integers(min_value=0, max_value=10_000), max_size=12),
 )
-def test_a_stream_is_scrubbed_the_same_whatever_its_chunks(text: str, secrets: list[str], cuts: list[int]) -> None:
+def test_a_stream_is_scrubbed_the_same_whatever_its_chunks(
+    text: str, secrets: list[str], cuts: list[int]
+) -> None:
     data = text.encode()
     whole = _fed(data, [], tuple(secrets))
     assert _fed(data, cuts, tuple(secrets)) == whole
@@ -72,9 +74,15 @@ def test_the_suite_secrets_are_its_marked_values_and_every_secret_looking_env_va
     boot = Command(argv=("true",), env={"BOOT_TOKEN": "bootstrap-token"})
     suite = Suite(
         root="evals",
-        presets=(WorkspacePreset(id="ws", env={"PRESET_API_KEY": "preset-key", "MODE": "demo"}, bootstrap=(boot,)),),
+        presets=(
+            WorkspacePreset(id="ws", env={"PRESET_API_KEY": "preset-key", "MODE": "demo"}, bootstrap=(boot,)),
+        ),
         conditions=(Condition(id="none", env={"COND_SECRET": "condition-secret"}),),
-        cases=(ExecutionCase(id="c", category="x", task="t", budget=Budget(timeout_s=1), env={"CASE_TOKEN": "case-token"}),),
+        cases=(
+            ExecutionCase(
+                id="c", category="x", task="t", budget=Budget(timeout_s=1), env={"CASE_TOKEN": "case-token"}
+            ),
+        ),
         secrets=("marked-value",),
     )
     assert suite_secrets(suite, ("from-the-user",)) == (
