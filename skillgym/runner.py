@@ -40,7 +40,7 @@ from .model import Case, Data, Lane, Suite
 from .plan import Plan, WorkItem
 from .providers import ProviderSettings, make_provider
 from .providers.base import Detection, Provider
-from .redact import scrub, scrub_struct, suite_secrets
+from .redact import MIN_SECRET_LENGTH, scrub, scrub_struct, suite_secrets
 from .results import TrialResult
 from .sandboxes.base import DEFAULT_SANDBOX, Network, SandboxBackend, SandboxUnavailable, make_backend
 from .slots import AgentSlots
@@ -340,7 +340,7 @@ def run_context(
         injected=injected_texts(suite, plan),
         keep_workspaces=options.keep_workspaces,
         record=options.record,
-        secrets=suite_secrets(suite, options.secrets),
+        secrets=suite_secrets(suite, (*options.secrets, *provider_credentials(providers))),
         sandbox=sandbox or make_backend("none"),
         network=options.network,
         sandbox_writable=options.sandbox_writable,
@@ -355,6 +355,12 @@ def run_context(
         cases={c.id: c for c in suite.cases},
         settings=settings,
     )
+
+
+def provider_credentials(providers: dict[str, Provider]) -> tuple[str, ...]:
+    """The values of the credentials the providers pass to their agents, whatever their names."""
+    names = {key for p in providers.values() for key in getattr(p, "credentials", ())}
+    return tuple(v for k in sorted(names) if len(v := os.environ.get(k, "")) >= MIN_SECRET_LENGTH)
 
 
 def run_start(run: RunContext, *, resumed: bool) -> RunStart:
