@@ -25,7 +25,7 @@ from anyio.abc import TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from .events import Event, event_type
-from .redact import json_forms, scrub_struct
+from .redact import json_forms, scrub, scrub_struct
 
 _E = TypeVar("_E", bound=Event)
 
@@ -163,7 +163,7 @@ class EventBus:
             await subscriber.finish()
         except Exception as exc:  # a broken reporter must not take the run down with it
             where = f"on {event_type(current)}" if current is not None else "while finishing"
-            message = f"{type(exc).__name__}: {exc}"
+            message = scrub(f"{type(exc).__name__}: {exc}", self._secrets)  # it may quote the event
             self.failed[subscriber.name] = message
             self._errors.write(
                 f"skillgym: reporter {subscriber.name!r} failed {where} ({message}); dropped\n"
@@ -184,9 +184,10 @@ class EventBus:
                 try:
                     await tick()
                 except Exception as exc:
-                    self.failed[subscriber.name] = f"{type(exc).__name__}: {exc}"
+                    said = scrub(str(exc), self._secrets)
+                    self.failed[subscriber.name] = f"{type(exc).__name__}: {said}"
                     self._errors.write(
-                        f"skillgym: reporter {subscriber.name!r} failed on tick ({exc}); dropped\n"
+                        f"skillgym: reporter {subscriber.name!r} failed on tick ({said}); dropped\n"
                     )
                     return
 

@@ -74,6 +74,7 @@ def scrub(text: str, secrets: Iterable[str]) -> str:
 
 
 _S = TypeVar("_S")
+_encoder = msgspec.json.Encoder()
 
 
 def json_forms(secrets: Iterable[str]) -> tuple[bytes, ...]:
@@ -85,20 +86,31 @@ def json_forms(secrets: Iterable[str]) -> tuple[bytes, ...]:
 def scrub_struct(value: _S, secrets: tuple[str, ...], forms: tuple[bytes, ...] | None = None) -> _S:
     """``value`` (a msgspec Struct: an event, a report, a plan) with every secret in its strings replaced.
 
-    Searched in its JSON encoding, in C: most values hold no secret and are returned as they are. One that
-    does is rebuilt with its strings (mapping keys too) scrubbed, never by editing the JSON text, which a
-    secret that looks like a number would break. ``forms`` is ``json_forms(secrets)``, when the caller
-    keeps it.
+    See ``scrubbed_json``; ``forms`` is ``json_forms(secrets)``, when the caller keeps it.
     """
     if not secrets:
         return value
+    return scrubbed_json(value, secrets, forms)[0]
+
+
+def scrubbed_json(
+    value: _S, secrets: tuple[str, ...], forms: tuple[bytes, ...] | None = None
+) -> tuple[_S, bytes]:
+    """``value`` scrubbed as ``scrub_struct`` does, and its JSON encoding (to write it without encoding twice).
+
+    Searched in its JSON encoding, in C: most values hold no secret and are returned as they are. One that
+    does is rebuilt with its strings (mapping keys too) scrubbed, never by editing the JSON text, which a
+    secret that reads like a number (a timestamp's digits) would break.
+    """
+    encoded = _encoder.encode(value)
+    if not secrets:
+        return value, encoded
     needles = json_forms(secrets) if forms is None else forms
-    encoded = msgspec.json.encode(value)
     if not any(needle in encoded for needle in needles):
-        return value
+        return value, encoded
     cleaned = _scrub_builtins(msgspec.to_builtins(value), secrets)
     rebuilt: _S = msgspec.convert(cleaned, type(value))
-    return rebuilt
+    return rebuilt, _encoder.encode(rebuilt)
 
 
 def _scrub_builtins(data: Any, secrets: tuple[str, ...]) -> Any:

@@ -30,7 +30,7 @@ from .plan import WorkItem
 from .prompts import build_prompt
 from .providers.base import Provider, ProviderRequest, ProviderResult
 from .providers.cassette import cassette_candidates
-from .redact import redact_env, scrub, scrub_tree, with_secrets
+from .redact import redact_env, scrub, scrub_tree, scrubbed_json, with_secrets
 from .results import ErrorClass, Grade, Status, TrialPaths, TrialResult
 from .sandboxes.base import UNSANDBOXED, Network, SandboxBackend, SandboxUnavailable, TrialSandbox
 from .sandboxes.none import NoSandbox
@@ -45,7 +45,6 @@ from .workspaces import EnvironmentSetupError, TrialLayout, cleanup, hermetic_en
 DEADLINE_GRACE_S = 10.0
 
 _json = msgspec.json.Encoder()
-_result_decoder = msgspec.json.Decoder(TrialResult)
 
 Failure: TypeAlias = tuple[ErrorClass, str]
 
@@ -422,13 +421,9 @@ async def record(
 
 
 def _write_result(trial: Trial, result: TrialResult) -> TrialResult:
-    encoded = _json.encode(result)
-    secrets = trial.secrets
-    if secrets:
-        # Scrub the record itself, not just its file: the same object goes into events and reports,
-        # and grade reasons can quote whatever the agent printed.
-        encoded = scrub(encoded.decode(), secrets).encode()
-        result = _result_decoder.decode(encoded)
+    # Scrub the record itself, not just its file: the same object goes into events and reports, and grade
+    # reasons can quote whatever the agent printed.
+    result, encoded = scrubbed_json(result, trial.secrets)
     write_atomic(f"{trial.folder}{os.sep}result.json", encoded)
     return result
 
@@ -584,9 +579,8 @@ def _write_files(
 
     # The files are named beside ``folder`` by concatenation: os.path.join cost a microsecond a call here.
     here = rel(folder)
-    encoded = _json.encode(trace or Trace())
-    secrets = trial.secrets
-    write_atomic(f"{folder}{os.sep}trace.json", scrub(encoded.decode(), secrets) if secrets else encoded)
+    _, encoded = scrubbed_json(trace or Trace(), trial.secrets)
+    write_atomic(f"{folder}{os.sep}trace.json", encoded)
     usage_path = None
     if usage is not None:
         usage_path = f"{here}{os.sep}token-usage.json"
