@@ -96,7 +96,7 @@ def scrub_struct(value: _S, secrets: tuple[str, ...], forms: tuple[bytes, ...] |
 def scrubbed_json(
     value: _S, secrets: tuple[str, ...], forms: tuple[bytes, ...] | None = None
 ) -> tuple[_S, bytes]:
-    """``value`` scrubbed as ``scrub_struct`` does, and its JSON encoding (to write it without encoding twice).
+    """``value`` scrubbed as ``scrub_struct`` does, and its JSON encoding (written without encoding again).
 
     Searched in its JSON encoding, in C: most values hold no secret and are returned as they are. One that
     does is rebuilt with its strings (mapping keys too) scrubbed, never by editing the JSON text, which a
