@@ -205,6 +205,7 @@ def test_no_kind_of_secret_reaches_the_run_folder_or_the_console(tmp_path: Path)
         root,
         command,
         "--keep-workspaces",
+        "--record",  # the cassette goes into the suite, to be committed
         "--progress",
         "--reporter",
         "jsonl",
@@ -226,6 +227,7 @@ def test_no_kind_of_secret_reaches_the_run_folder_or_the_console(tmp_path: Path)
         assert name in seen, name
     assert (workspace / "boot.txt").read_text().strip() == "<redacted>"
     assert (run / "junit.xml").is_file()
+    (cassette,) = (root / "cassettes").rglob("*.jsonl")
 
     rebuilt = run_cli("report", str(run), cwd=root.parent, env=env)
     assert rebuilt.returncode == 0, rebuilt.stdout + rebuilt.stderr
@@ -235,4 +237,5 @@ def test_no_kind_of_secret_reaches_the_run_folder_or_the_console(tmp_path: Path)
 
     for kind, value in values.items():
         assert _files_holding(run, value) == [], kind
+        assert value.encode() not in cassette.read_bytes(), kind
         assert not any(value in text for text in consoles), kind
