@@ -15,6 +15,8 @@ import msgspec
 if TYPE_CHECKING:
     from .model import Suite
 
+_T = TypeVar("_T", str, bytes)
+
 REDACTED = "<redacted>"
 _SECRET_KEY = re.compile(
     r"(TOKEN|KEY|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$|^(TOKEN|KEY|SECRET|PASSWORD)_", re.I
@@ -23,6 +25,11 @@ _SECRET_KEY = re.compile(
 MIN_SECRET_LENGTH = 6
 # Files are scrubbed a chunk at a time, so their size does not matter.
 _CHUNK_BYTES = 4 * 1024 * 1024
+
+
+def _longest_first(value: _T) -> tuple[int, _T]:
+    # Ties in a fixed order: the same secrets give the same tuple in every process, whatever the hash seed.
+    return -len(value), value
 
 
 def is_secret_key(key: str) -> bool:
@@ -38,7 +45,7 @@ def redact_env(env: Mapping[str, str]) -> dict[str, str]:
 def secret_values(*envs: Mapping[str, str]) -> tuple[str, ...]:
     """The values to scrub from free text, longest first so overlapping secrets are fully removed."""
     values = {v for env in envs for k, v in env.items() if is_secret_key(k) and len(v) >= MIN_SECRET_LENGTH}
-    return tuple(sorted(values, key=len, reverse=True))
+    return tuple(sorted(values, key=_longest_first))
 
 
 def with_secrets(known: tuple[str, ...], *envs: Mapping[str, str]) -> tuple[str, ...]:
@@ -46,7 +53,7 @@ def with_secrets(known: tuple[str, ...], *envs: Mapping[str, str]) -> tuple[str,
     extra = set(secret_values(*envs)).difference(known)
     if not extra:
         return known
-    return tuple(sorted(extra.union(known), key=len, reverse=True))
+    return tuple(sorted(extra.union(known), key=_longest_first))
 
 
 def suite_secrets(suite: Suite, known: Iterable[str] = ()) -> tuple[str, ...]:
@@ -62,7 +69,7 @@ def suite_secrets(suite: Suite, known: Iterable[str] = ()) -> tuple[str, ...]:
     for preset in suite.presets:
         envs += [preset.env, *(step.env for step in preset.bootstrap)]
     marked = {*known, *suite.secrets}
-    return with_secrets(tuple(sorted(marked, key=len, reverse=True)), *envs)
+    return with_secrets(tuple(sorted(marked, key=_longest_first)), *envs)
 
 
 def scrub(text: str, secrets: Iterable[str]) -> str:
@@ -80,7 +87,7 @@ _encoder = msgspec.json.Encoder()
 def json_forms(secrets: Iterable[str]) -> tuple[bytes, ...]:
     """Each secret as it can appear inside JSON text (raw UTF-8, and escaped where that differs)."""
     forms = {f for value in secrets for f in (value.encode(), msgspec.json.encode(value)[1:-1])}
-    return tuple(sorted(forms, key=len, reverse=True))
+    return tuple(sorted(forms, key=_longest_first))
 
 
 def scrub_struct(value: _S, secrets: tuple[str, ...], forms: tuple[bytes, ...] | None = None) -> _S:
@@ -135,7 +142,7 @@ class ByteScrubber:
     __slots__ = ("_carry", "_needles", "_overlap", "_pattern", "replaced")
 
     def __init__(self, secrets: Iterable[str]) -> None:
-        values = sorted({v.encode() for v in secrets if v}, key=len, reverse=True)
+        values = sorted({v.encode() for v in secrets if v}, key=_longest_first)
         self._needles = tuple(values)
         self._pattern = re.compile(b"|".join(re.escape(v) for v in values)) if values else None
         self._overlap = len(values[0]) - 1 if values else 0

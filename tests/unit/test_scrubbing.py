@@ -90,6 +90,6 @@ def test_the_suite_secrets_are_its_marked_values_and_every_secret_looking_env_va
         "bootstrap-token",
         "from-the-user",
         "marked-value",
-        "preset-key",
         "case-token",
+        "preset-key",
     )
