@@ -305,6 +305,7 @@ async def prepare_workspace(trial: Trial, provider: Provider) -> ProviderRequest
             skill_dirs=provider.skill_dirs,
             home_env=provider.home_env,
             sandbox=trial.sandbox,
+            secrets=trial.secrets,
             # The trial's folder and prompt.txt, from the worker thread that makes the workspace: on a
             # busy disk a mkdir can take a millisecond, and the loop runs the other trials meanwhile.
             first=functools.partial(
