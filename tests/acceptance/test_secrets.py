@@ -221,10 +221,13 @@ def test_no_kind_of_secret_reaches_the_run_folder_or_the_console(tmp_path: Path)
     (stdout,) = run.rglob("stdout.txt")
     assert stdout.stat().st_size > 17 * 1024 * 1024
     (workspace,) = run.rglob("workspace")
-    seen = (workspace / "env.json").read_text()
-    # The agent and the bootstrap saw every value (under its own name), and printed it.
-    for name in ("PRESET_API_KEY", "GREETING", "COND_SECRET", "CASE_TOKEN", "HARMLESS", "--api-key"):
-        assert name in seen, name
+    # The agent and the bootstrap were given every value, each under its own name, and printed it: what
+    # they wrote holds the marker in its place.
+    seen = json.loads((workspace / "env.json").read_text())
+    for name in ("PRESET_API_KEY", "GREETING", "COND_SECRET", "CASE_TOKEN", "HARMLESS"):
+        assert seen["env"][name] == "<redacted>", name
+    assert seen["argv"][-2:] == ["--api-key", "<redacted>"]
+    assert seen["prompt"].count("<redacted>") == 1
     assert (workspace / "boot.txt").read_text().strip() == "<redacted>"
     assert (run / "junit.xml").is_file()
     (cassette,) = (root / "cassettes").rglob("*.jsonl")
