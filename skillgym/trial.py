@@ -37,6 +37,7 @@ from .sandboxes.none import NoSandbox
 from .sandboxes.spec import trial_spec
 from .slots import AgentSlots
 from .trace import Trace, with_total
+from .transcript import render_transcript
 from .usage import TrialTokens, trial_tokens
 from .workspaces import EnvironmentSetupError, TrialLayout, cleanup, hermetic_env, layout_for, materialize
 
@@ -580,8 +581,11 @@ def _write_files(
 
     # The files are named beside ``folder`` by concatenation: os.path.join cost a microsecond a call here.
     here = rel(folder)
-    _, encoded = scrubbed_json(trace or Trace(), trial.secrets)
+    secrets = trial.secrets
+    scrubbed, encoded = scrubbed_json(trace or Trace(), secrets)
     write_atomic(f"{folder}{os.sep}trace.json", encoded)
+    transcript = render_transcript(trial.item.id.key, trial.prompt, scrubbed)
+    write_atomic(f"{folder}{os.sep}transcript.md", scrub(transcript, secrets) if secrets else transcript)
     usage_path = None
     if usage is not None:
         usage_path = f"{here}{os.sep}token-usage.json"
@@ -593,6 +597,7 @@ def _write_files(
         dir=here,
         result=f"{here}{os.sep}result.json",
         trace=f"{here}{os.sep}trace.json",
+        transcript=f"{here}{os.sep}transcript.md",
         stdout=stdout,
         stderr=stderr,
         token_usage=usage_path,

@@ -55,6 +55,9 @@ EXPECTED = {
     "SkillInstall",
     "WorkflowCheck",
     "WorkspacePreset",
+    "CheckOutcome",
+    "VerifierContext",
+    "replace_default_conditions",
 }
 
 
