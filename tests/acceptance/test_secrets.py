@@ -130,7 +130,7 @@ def test_secret_looking_env_of_presets_and_cases_is_scrubbed_from_the_run(tmp_pa
 # The suite reads the user's own MY_API_KEY into a harmless name, and marks another value secret itself.
 EVERY_KIND_SUITE = """
 import os
-from skillgym import Command, condition, execution_case, secret, workspace_preset
+from skillgym import Command, condition, execution_case, replace_default_conditions, secret, workspace_preset
 
 workspace_preset(
     "env",
@@ -143,6 +143,7 @@ workspace_preset(
         )
     ],
 )
+replace_default_conditions()
 condition("plain", env={{"COND_SECRET": "{cond}"}})
 
 with execution_case("show-env") as c:
