@@ -21,7 +21,7 @@ from .model import LANES, WorkspacePreset
 from .plan import Plan, build_plan
 from .plugins import PROVIDERS, REPORTERS, SANDBOXES
 from .reasons import error_reasons
-from .redact import redact_env, secret_values
+from .redact import redact_env, scrub, scrub_struct, secret_values, suite_secrets
 from .sandboxes.base import DEFAULT_SANDBOX, NETWORKS, UNSANDBOXED_WARNING
 from .snapshots.commands import (
     add_run_flags,
@@ -187,7 +187,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return snapshots_command(args, out, err, run_suite=main)
         return _run(args, out)
     except SkillgymError as exc:
-        err.print(f"skillgym: error: {exc}", markup=False)
+        # The user's own secrets, at least: a message can quote what the user typed or had set.
+        err.print(f"skillgym: error: {scrub(str(exc), secret_values(os.environ))}", markup=False)
         return exc.exit_code
     except KeyboardInterrupt:
         err.print("skillgym: interrupted", markup=False)
@@ -311,7 +312,7 @@ def _run(args: argparse.Namespace, out: Console) -> int:
         trials=args.trials,
     )
     if args.dry_run:
-        _print_plan(plan, out, as_json=args.json)
+        _print_plan(plan, out, as_json=args.json, secrets=suite_secrets(suite, secret_values(os.environ)))
         return ExitCode.OK
     # The engine is imported only when a run really starts: `list` and `--dry-run` stay fast.
     from .launch import build_reporters, run_dir_of, start_run
@@ -440,8 +441,9 @@ def _redacted(preset: WorkspacePreset) -> WorkspacePreset:
     )
 
 
-def _print_plan(plan: Plan, out: Console, *, as_json: bool) -> None:
+def _print_plan(plan: Plan, out: Console, *, as_json: bool, secrets: tuple[str, ...]) -> None:
     plan = msgspec.structs.replace(plan, presets=tuple(_redacted(p) for p in plan.presets))
+    plan = scrub_struct(plan, secrets)  # a secret under a harmless name, or marked with skillgym.secret()
     if as_json:
         doc = msgspec.to_builtins(plan)
         doc["dry_run"] = True

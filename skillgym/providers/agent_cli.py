@@ -21,7 +21,7 @@ import msgspec
 
 from ..errors import SkillgymError
 from ..process import ProcessResult, ProcessStartError, run_process
-from ..redact import REDACTED, secret_values
+from ..redact import REDACTED, scrub, with_secrets
 from ..results import ErrorClass
 from ..sandboxes.base import Network
 from ..trace import Trace
@@ -283,6 +283,8 @@ async def run_cli(
             stdin_data=stdin,
             max_capture_bytes=CAPTURE_BYTES,
             on_stdout_line=on_line,
+            # Never on disk, however long the stream: the trial's secrets and what the CLI's env adds.
+            secrets=with_secrets(request.secrets, env),
         )
     except ProcessStartError as exc:
         return CliRun(start_error=str(exc))
@@ -319,6 +321,9 @@ def record_stream(
 ) -> None:
     """--record: the raw stream (from stdout.txt) as a cassette; a failed run is recorded as failed."""
     assert request.record_path is not None
+    # Cassettes are committed with the suite, so a credential the agent echoed must not reach one.
+    known = with_secrets(request.secrets, request.env)
+    secrets = [s.encode() for s in known]
     meta = CassetteMeta(
         cassette=CASSETTE_VERSION,
         provider=provider,
@@ -331,10 +336,8 @@ def record_stream(
         fingerprint=request.id.fingerprint,
         recorded_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
         error_class=failure[0] if failure else None,
-        error_message=failure[1] if failure else None,
+        error_message=scrub(failure[1], known) if failure else None,
     )
-    # Cassettes are committed with the suite, so a credential the agent echoed must not reach one.
-    secrets = [s.encode() for s in secret_values(request.env)]
     write_cassette(Path(request.record_path), meta, _scrubbed(Path(request.stdout_path), secrets))
 
 
