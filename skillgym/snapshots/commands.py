@@ -208,6 +208,13 @@ def _latest_or_fresh_run(args: argparse.Namespace, err: Console, run_suite: RunS
         # The same `skillgym run` a user would type.
         code = run_suite(["run", "--suite", str(args.suite), "--output", str(args.output)])
         if code not in (ExitCode.OK, ExitCode.FAILED):  # failed trials still measured their tokens
+            # The run's own error may suggest run flags (`--provider stub`) that snapshots does not take.
+            err.print(
+                "skillgym: snapshots --run-if-missing runs the suite with its default provider only; run "
+                "it yourself with the flags you need (`skillgym run --suite ... --provider ...`), then "
+                "`skillgym snapshots update`",
+                markup=False,
+            )
             return code
         run_dir = latest_run(args.output, args.suite)
     if run_dir is None:

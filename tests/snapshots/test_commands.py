@@ -332,6 +332,11 @@ def test_no_run_yet_says_so_or_runs_the_suite_first(project: Project) -> None:
     proc = project.cli("snapshots", "check")
     assert proc.returncode == 2
     assert "no run of the suite evals under runs/ to take token counts from" in proc.stderr
+    # With no cassette to replay, the suite's run fails, and snapshots says how to run it otherwise.
+    failed = project.cli("snapshots", "--update", "--run-if-missing")
+    assert failed.returncode == 2
+    assert "no cassettes under" in failed.stderr
+    assert "runs the suite with its default provider only" in failed.stderr
     cassette = project.root / "evals/cassettes/rec/m1/prompt/calm/none.jsonl"
     cassette.parent.mkdir(parents=True)
     header = {"cassette": 1, "provider": "rec", "model": "m1", "format": "skillgym-trace", "lane": "prompt"}
