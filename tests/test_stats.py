@@ -13,24 +13,21 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from skillgym.paired import Comparison, compare_paired, mcnemar_exact_p, sign_test_p
 from skillgym.stats import (
-    Comparison,
     Interval,
     Summary,
     clip_interval,
     clustered_bootstrap_mean,
     clustered_pass_rate,
-    compare_paired,
     contains_zero,
     interquartile_range,
-    mcnemar_exact_p,
     mean_interval,
     median,
     normal_quantile,
     paired_bootstrap_diff,
     pass_at_k,
     pass_hat_k,
-    sign_test_p,
     spread,
     summarize,
     t_quantile,

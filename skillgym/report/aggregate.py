@@ -10,21 +10,11 @@ import msgspec
 
 from ..events import Counts, RunStart
 from ..model import LANES, Data, Lane
+from ..paired import Comparison, compare_paired, mcnemar_exact_p
 from ..results import NOT_THE_AGENTS, TrialResult
+from ..score_intervals import bounded_mean_interval, suite_pass_interval
 from ..snapshots.model import SnapshotCheck
-from ..stats import (
-    Comparison,
-    Interval,
-    clip_interval,
-    clustered_pass_rate,
-    compare_paired,
-    fmean,
-    mcnemar_exact_p,
-    mean_interval,
-    pass_at_k,
-    pass_hat_k,
-    wilson_interval,
-)
+from ..stats import Interval, fmean, pass_at_k, pass_hat_k, wilson_interval
 from .tokens import TokenReport, build_token_report
 
 # 2: comparisons leave out trials that errored for reasons not the agent's (NOT_THE_AGENTS), and count the
@@ -79,9 +69,10 @@ class CaseStats(Data, frozen=True, kw_only=True):
     # What comparisons pair: passes over every trial but those errored for reasons not the agent's;
     # None when no such trial is left.
     pass_rate_for_verdicts: float | None
-    pass_interval: Interval | None  # Wilson, over every trial
+    # Wilson, over the trials for verdicts; None when there is none ("no usable trials").
+    pass_interval: Interval | None
     mean_score: float | None  # over graded trials
-    score_interval: Interval | None  # over graded trials, within [0, 1]
+    score_interval: Interval | None  # over graded trials, within [0, 1]; None below two of them
     pass_at_k: dict[str, float]
     pass_hat_k: dict[str, float]
 
@@ -164,6 +155,9 @@ class PairedComparison(Data, frozen=True, kw_only=True):
     # When the verdict reads otherwise with the timeouts and provider errors left out (graded trials only),
     # it is inconclusive and this counts those trials in the compared cases; 0 when the verdict stands.
     depends_on_errors: int = 0
+    # Cases that ran under only one side (treatment or control, or only one provider), in report order:
+    # no pair, so not in the comparison; listed so that a lift over fewer cases than the lane has says why.
+    unpaired: tuple[str, ...] = ()
 
 
 class BaselineRow(Data, frozen=True, kw_only=True):
@@ -192,6 +186,10 @@ class BaselineRow(Data, frozen=True, kw_only=True):
     # Timeouts and provider errors of both sides when the status reads otherwise without them (it is then
     # inconclusive); 0 when it stands.
     depends_on_errors: int = 0
+    # The row's two-sided Fisher exact p-value (passes against trials for verdicts, one run against the
+    # other) and the same after Holm's step-down over every compared row; None when not compared.
+    p_value: float | None = None
+    p_holm: float | None = None
 
 
 class BaselineSummary(Data, frozen=True, kw_only=True):
@@ -298,9 +296,9 @@ def case_stats(results: Sequence[TrialResult]) -> CaseStats:
         pass_rate=_rate(passed, n),
         pass_rate_excluding_errors=_rate(passed, graded) if graded else None,
         pass_rate_for_verdicts=_rate(passed, for_verdicts) if for_verdicts else None,
-        pass_interval=wilson_interval(passed, n),
+        pass_interval=wilson_interval(passed, for_verdicts),
         mean_score=_mean(scores),
-        score_interval=clip_interval(mean_interval(scores), 0.0, 1.0),
+        score_interval=bounded_mean_interval(scores),
         pass_at_k={str(k): pass_at_k(n, passed, k) for k in ks},
         pass_hat_k={str(k): pass_hat_k(n, passed, k) for k in ks},
     )
@@ -350,12 +348,15 @@ def lane_summary(lane: Lane, stats: Sequence[CaseStats]) -> LaneSummary:
 
 def _mean_case_pass_rate(stats: Sequence[CaseStats]) -> tuple[float | None, Interval | None]:
     """The mean per-case pass rate for verdicts and its case-level interval, both over the same trials."""
-    clusters = [
-        [True] * s.passed + [False] * (s.verdict_trials - s.passed) for s in stats if s.verdict_trials
-    ]
-    mean = fmean([fmean([1.0 if passed else 0.0 for passed in c]) for c in clusters]) if clusters else None
-    # One case gives a point interval that looks certain; a case-level interval needs two or more.
-    return mean, clustered_pass_rate(clusters) if len(clusters) > 1 else None
+    rates = [s.pass_rate_for_verdicts for s in stats if s.pass_rate_for_verdicts is not None]
+    mean = fmean(rates) if rates else None
+    # One case says nothing about how cases spread; a case-level interval needs two or more.
+    return mean, suite_pass_interval(rates, most_trials(stats)) if len(rates) > 1 else None
+
+
+def most_trials(stats: Iterable[CaseStats]) -> int:
+    """The most trials for verdicts behind any one case's rate (at least 1): the intervals' spread floor."""
+    return max((s.verdict_trials for s in stats), default=1) or 1
 
 
 def condition_summaries(
@@ -413,6 +414,7 @@ def settle(
     pairs: Sequence[tuple[float, float]],
     graded_pairs: Sequence[tuple[float, float]],
     agent_errors: int,
+    trials: int = 1,
 ) -> tuple[Comparison, int]:
     """The comparison of ``pairs`` (rates for verdicts), unless its verdict depends on the agent's errors.
 
@@ -420,10 +422,10 @@ def settle(
     out can read a condition that mostly times out as an improvement. When the compared cases have such
     errors (``agent_errors``), the verdict must be the same over ``graded_pairs`` (the same cases, those
     errors left out); otherwise it is inconclusive, and the second value says how many errors decided it.
-    The numbers stay those of ``pairs``.
+    The numbers stay those of ``pairs``; ``trials`` is the most trials behind any one rate.
     """
-    comparison = compare_paired(name, pairs)
-    if not agent_errors or compare_paired(name, graded_pairs).verdict == comparison.verdict:
+    comparison = compare_paired(name, pairs, trials=trials)
+    if not agent_errors or compare_paired(name, graded_pairs, trials=trials).verdict == comparison.verdict:
         return comparison, 0
     return msgspec.structs.replace(comparison, verdict="inconclusive"), agent_errors
 
@@ -433,8 +435,15 @@ def _lift(stats: Sequence[CaseStats], lane: Lane, provider: str, lift: Lift) -> 
     by = {(s.case_id, s.condition): s for s in stats if s.lane == lane and s.provider == provider}
     pairs: list[tuple[float, float]] = []
     graded: list[tuple[float, float]] = []
+    compared: list[CaseStats] = []
     left_out = b = c = agent_errors = 0
     binary = True  # every pair one trial a side: McNemar's discordant pairs are defined
+    sides = (lift.treatment, lift.control)
+    unpaired = tuple(
+        case_id
+        for (case_id, condition) in by
+        if condition in sides and (case_id, sides[condition == lift.treatment]) not in by
+    )
     for (case_id, condition), treated in by.items():
         control = by.get((case_id, lift.control))
         if condition != lift.treatment or control is None:
@@ -444,6 +453,7 @@ def _lift(stats: Sequence[CaseStats], lane: Lane, provider: str, lift: Lift) -> 
             left_out += 1
             continue
         pairs.append(pair)
+        compared += (treated, control)
         if (both := graded_pair(treated, control)) is not None:
             graded.append(both)
         agent_errors += treated.errored_agents + control.errored_agents
@@ -452,7 +462,7 @@ def _lift(stats: Sequence[CaseStats], lane: Lane, provider: str, lift: Lift) -> 
         c += treated.passed < control.passed
     if not pairs and not left_out:
         return None
-    comparison, depends = settle(lift.name, pairs, graded, agent_errors)
+    comparison, depends = settle(lift.name, pairs, graded, agent_errors, most_trials(compared))
     return PairedComparison(
         lane=lane,
         provider=provider,
@@ -462,6 +472,7 @@ def _lift(stats: Sequence[CaseStats], lane: Lane, provider: str, lift: Lift) -> 
         mcnemar_p=mcnemar_exact_p(b, c) if binary and pairs else None,
         cases_left_out_for_errors=left_out,
         depends_on_errors=depends,
+        unpaired=unpaired,
     )
 
 
@@ -470,6 +481,8 @@ class _ProviderPairs(NamedTuple):
     graded: list[tuple[float, float]]  # per case: the mean rates over graded trials, where there are some
     left_out: int
     agent_errors: int  # timeouts and provider errors in the paired conditions
+    unpaired: tuple[str, ...]  # cases the two providers never ran under one condition
+    trials: int  # the most trials for verdicts behind any one pair's mean rate
 
 
 def _provider_pairs_by_case(
@@ -487,10 +500,13 @@ def _provider_pairs_by_case(
     pairs: list[tuple[float, float]] = []
     graded: list[tuple[float, float]] = []
     left_out = agent_errors = 0
-    for conditions in by_case.values():
+    unpaired: list[str] = []
+    trials = 1
+    for case_id, conditions in by_case.items():
         shared = [both for both in conditions.values() if treatment in both and control in both]
         if not shared:
-            continue  # the two providers never ran this case under one condition: nothing to pair
+            unpaired.append(case_id)  # the two providers never ran it under one condition: no pair
+            continue
         compared = [both for both in shared if verdict_pair(both[treatment], both[control]) is not None]
         if not compared:
             left_out += 1
@@ -500,7 +516,11 @@ def _provider_pairs_by_case(
         if without := [p for t, c in paired if (p := graded_pair(t, c)) is not None]:
             graded.append(mean_pair(without))
         agent_errors += sum(t.errored_agents + c.errored_agents for t, c in paired)
-    return _ProviderPairs(pairs, graded, left_out, agent_errors)
+        # A mean over several conditions spreads as little as one rate over all their trials together.
+        trials = max(
+            trials, *(sum(side.verdict_trials for side in sides) for sides in zip(*paired, strict=True))
+        )
+    return _ProviderPairs(pairs, graded, left_out, agent_errors, tuple(unpaired), trials)
 
 
 def mean_pair(pairs: Sequence[tuple[float, float]]) -> tuple[float, float]:
@@ -522,7 +542,7 @@ def _provider_comparisons(
             if not found.pairs and not found.left_out:
                 continue
             name = f"provider {treatment} vs {control}"
-            comparison, depends = settle(name, found.pairs, found.graded, found.agent_errors)
+            comparison, depends = settle(name, found.pairs, found.graded, found.agent_errors, found.trials)
             out.append(
                 PairedComparison(
                     lane=lane,
@@ -533,6 +553,7 @@ def _provider_comparisons(
                     mcnemar_p=None,
                     cases_left_out_for_errors=found.left_out,
                     depends_on_errors=depends,
+                    unpaired=found.unpaired,
                 )
             )
     return out

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import Any, Final, TypeAlias
 
 import msgspec
 
 from ..errors import UsageError
+from ..multiplicity import fisher_exact_p, holm_adjust
 from ..results import NOT_THE_AGENTS
-from ..stats import wilson_interval
 from .aggregate import (
     REPORT_SCHEMA,
     BaselineRow,
@@ -20,10 +19,12 @@ from .aggregate import (
     Report,
     graded_pair,
     mean_pair,
+    most_trials,
     settle,
     verdict_pair,
 )
 
+Key: TypeAlias = tuple[str, str, str, str]  # lane, case, condition, provider
 _decoder = msgspec.json.Decoder(Report)
 
 
@@ -114,24 +115,12 @@ def _case_from_schema_1(case: Any, not_agents: dict[str, int]) -> Any:
     }
 
 
-def newcombe_interval(a: CaseStats, b: CaseStats, *, graded: bool = False) -> tuple[float, float] | None:
-    """Newcombe's hybrid-score interval for a difference of two pass rates for verdicts (a minus b).
-
-    ``graded``: of the rates over graded trials instead (timeouts and provider errors left out too).
-    """
-    pair = graded_pair(a, b) if graded else verdict_pair(a, b)
-    ia = wilson_interval(a.passed, a.graded if graded else a.verdict_trials)
-    ib = wilson_interval(b.passed, b.graded if graded else b.verdict_trials)
-    if pair is None or ia is None or ib is None:
-        return None
-    pa, pb = pair
-    d = pa - pb
-    low = d - math.sqrt((pa - ia.low) ** 2 + (ib.high - pb) ** 2)
-    high = d + math.sqrt((ia.high - pa) ** 2 + (pb - ib.low) ** 2)
-    return low, high
+# A row is flagged improved or regressed when its Holm-adjusted p-value is below this (1 - 95%).
+FLAG_ALPHA: Final = 0.05
 
 
-def _row_status(cur: CaseStats | None, old: CaseStats | None) -> str:
+def _status(cur: CaseStats | None, old: CaseStats | None) -> str:
+    """The row's status before its test: why it is not compared, or "compared"."""
     if cur is None:
         return "missing"
     if old is None:
@@ -140,40 +129,78 @@ def _row_status(cur: CaseStats | None, old: CaseStats | None) -> str:
         return "fingerprint-changed"  # a different case: comparing would be silently wrong
     if verdict_pair(cur, old) is None:
         return "left-out"  # a side has no trial but errors not the agent's: nothing to compare
-    status = _direction(newcombe_interval(cur, old))
-    if status is None:
-        return "unchanged" if cur.pass_rate_for_verdicts == old.pass_rate_for_verdicts else "inconclusive"
-    return status
+    return "compared"
 
 
-def _direction(interval: tuple[float, float] | None) -> str | None:
-    if interval is not None and interval[0] > 0:
-        return "improved"
-    if interval is not None and interval[1] < 0:
-        return "regressed"
-    return None
+def _fisher(cur: CaseStats, old: CaseStats, *, graded: bool) -> float | None:
+    """The row's exact p-value over trials for verdicts, or over graded trials; None when a side has none."""
+    n_cur = cur.graded if graded else cur.verdict_trials
+    n_old = old.graded if graded else old.verdict_trials
+    if not n_cur or not n_old:
+        return None
+    return fisher_exact_p(cur.passed, n_cur, old.passed, n_old)
 
 
-def _depends_on_errors(status: str, cur: CaseStats | None, old: CaseStats | None) -> int:
-    """The timeouts and provider errors of both sides when the row reads otherwise without them, else 0."""
-    if status not in _COMPARED or cur is None or old is None:
-        return 0
-    errors = cur.errored_agents + old.errored_agents
-    if not errors:
-        return 0
-    read = status if status in ("improved", "regressed") else None
-    return errors if _direction(newcombe_interval(cur, old, graded=True)) != read else 0
+def _flag(delta: float, p_holm: float | None) -> str:
+    if delta == 0.0:
+        return "unchanged"
+    if p_holm is not None and p_holm < FLAG_ALPHA:
+        return "improved" if delta > 0 else "regressed"
+    return "inconclusive"
 
 
+def _holm_by_row(p_values: dict[int, float | None]) -> dict[int, float | None]:
+    tested = [i for i, p in p_values.items() if p is not None]
+    adjusted = holm_adjust([p for p in p_values.values() if p is not None])
+    return {i: (adjusted[tested.index(i)] if i in tested else None) for i in p_values}
+
+
+def _rows(
+    keys: list[tuple[str, str, str, str]], now: dict[Key, CaseStats], before: dict[Key, CaseStats]
+) -> tuple[BaselineRow, ...]:
+    """Every row with its status; the compared rows flagged by Holm's step-down over all of them.
+
+    Holm controls the chance of even one false flag across the cases at 5%; each row's raw p-value stays
+    beside the adjusted one. A flag that the rates over graded trials (timeouts and provider errors left
+    out too, Holm over that family) do not repeat is inconclusive and says how many errors decided it.
+    """
+    statuses = [_status(now.get(k), before.get(k)) for k in keys]
+    compared = [i for i, status in enumerate(statuses) if status == "compared"]
+    raw = {i: _fisher(now[keys[i]], before[keys[i]], graded=False) for i in compared}
+    graded = {i: _fisher(now[keys[i]], before[keys[i]], graded=True) for i in compared}
+    holm, holm_graded = _holm_by_row(raw), _holm_by_row(graded)
+    rows = []
+    for i, k in enumerate(keys):
+        cur, old = now.get(k), before.get(k)
+        status, depends = statuses[i], 0
+        if status == "compared":
+            assert cur is not None and old is not None
+            pair = verdict_pair(cur, old)
+            assert pair is not None
+            status = _flag(pair[0] - pair[1], holm[i])
+            errors = cur.errored_agents + old.errored_agents
+            without = graded_pair(cur, old)
+            read = _flag(without[0] - without[1], holm_graded[i]) if without is not None else "inconclusive"
+            if errors and status in _FLAGS and read != status:
+                status, depends = "inconclusive", errors
+        rows.append(_row(k, cur, old, status, depends, raw.get(i), holm.get(i)))
+    return tuple(rows)
+
+
+_FLAGS = frozenset({"improved", "regressed"})
 _COMPARED = frozenset({"improved", "regressed", "unchanged", "inconclusive"})
 
 
-def _row(key: tuple[str, str, str, str], cur: CaseStats | None, old: CaseStats | None) -> BaselineRow:
+def _row(
+    key: Key,
+    cur: CaseStats | None,
+    old: CaseStats | None,
+    status: str,
+    depends: int,
+    p_value: float | None,
+    p_holm: float | None,
+) -> BaselineRow:
     lane, case_id, condition, provider = key
-    status = _row_status(cur, old)
-    depends = _depends_on_errors(status, cur, old)
-    if depends:
-        status = "inconclusive"
     now = cur.pass_rate_for_verdicts if cur else None
     before = old.pass_rate_for_verdicts if old else None
     return BaselineRow(
@@ -192,6 +219,8 @@ def _row(key: tuple[str, str, str, str], cur: CaseStats | None, old: CaseStats |
         baseline_pass_rate_excluding_errors=old.pass_rate_excluding_errors if old else None,
         current_pass_rate_excluding_errors=cur.pass_rate_excluding_errors if cur else None,
         depends_on_errors=depends,
+        p_value=p_value,
+        p_holm=p_holm,
     )
 
 
@@ -234,14 +263,15 @@ def compare_to_baseline(current: Report, baseline: Report) -> BaselineSummary:
     says why it was not compared; the overall comparison pairs per case, the unit of analysis.
     """
 
-    def key(s: CaseStats) -> tuple[str, str, str, str]:
+    def key(s: CaseStats) -> Key:
         return (s.lane, s.case_id, s.condition, s.provider)
 
     before = {key(s): s for s in baseline.cases}
     now = {key(s): s for s in current.cases}
-    rows = tuple(_row(k, now.get(k), before.get(k)) for k in [*now, *(k for k in before if k not in now)])
+    rows = _rows([*now, *(k for k in before if k not in now)], now, before)
     pairs, graded, left_out, agent_errors = _pairs_per_case(rows)
-    overall, depends = settle("current vs baseline", pairs, graded, agent_errors)
+    trials = max(most_trials(current.cases), most_trials(baseline.cases))
+    overall, depends = settle("current vs baseline", pairs, graded, agent_errors, trials)
     return BaselineSummary(
         baseline_run=baseline.run_id,
         rows=rows,

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from ..paired import Comparison
 from ..results import NOT_THE_AGENTS
 from ..snapshots.model import SnapshotCheck
-from ..stats import Comparison, Interval, Summary
+from ..stats import Interval, Summary
 from .aggregate import LIFTS, CaseStats, PairedComparison, Report
 from .tokens import TokenReport, TokenTotals
 
@@ -17,8 +18,14 @@ def _interval(interval: Interval | None) -> str:
     return "-" if interval is None else f"[{100 * interval.low:.0f}%, {100 * interval.high:.0f}%]"
 
 
-def _score_interval(interval: Interval | None) -> str:
-    return "-" if interval is None else f"[{interval.low:.2f}, {interval.high:.2f}]"
+def _score_interval(s: CaseStats) -> str:
+    if s.score_interval is not None:
+        return f"[{s.score_interval.low:.2f}, {s.score_interval.high:.2f}]"
+    return "1 trial: no interval" if s.graded == 1 else "-"
+
+
+def _pass_interval(s: CaseStats) -> str:
+    return "no usable trials" if s.pass_interval is None else _interval(s.pass_interval)
 
 
 def _score(value: float | None) -> str:
@@ -79,9 +86,21 @@ _MCNEMAR = [
 ]
 
 
+# Beyond this many unpaired cases the list stops; report.json lists them all.
+_UNPAIRED_SHOWN = 10
+
+
+def _unpaired(cases: tuple[str, ...]) -> str:
+    shown = ", ".join(f"`{c}`" for c in cases[:_UNPAIRED_SHOWN])
+    more = f" and {len(cases) - _UNPAIRED_SHOWN} more" if len(cases) > _UNPAIRED_SHOWN else ""
+    return f"{len(cases)} unpaired (run on one side only, not compared): {shown}{more}"
+
+
 def _cases(comp: PairedComparison) -> str:
     n, left_out = comp.comparison.n_pairs, comp.cases_left_out_for_errors
-    return f"{n} ({_left_out(left_out)})" if left_out else str(n)
+    notes = [_left_out(left_out)] if left_out else []
+    notes += [_unpaired(comp.unpaired)] if comp.unpaired else []
+    return f"{n} ({'; '.join(notes)})" if notes else str(n)
 
 
 def _comparison_row(label: str, comp: PairedComparison, provider: str | None) -> list[str]:
@@ -139,7 +158,10 @@ def _summary(report: Report) -> list[str]:
         cmp, left_out = comp.comparison, comp.cases_left_out_for_errors
         out.append(
             f"- {cmp.name}, {comp.lane} lane ({comp.provider}): **{_paired_verdict(comp)}** "
-            f"over {cmp.n_pairs} case(s)" + (f"; {_left_out(left_out)}." if left_out else ".")
+            f"over {cmp.n_pairs} case(s)"
+            + (f"; {_left_out(left_out)}" if left_out else "")
+            + (f"; {len(comp.unpaired)} unpaired case(s) not compared" if comp.unpaired else "")
+            + "."
         )
     if report.warned:
         out.append(f"- {len(report.warned)} trial(s) finished with warnings (see Warnings).")
@@ -184,8 +206,9 @@ def _condition_section(report: Report) -> list[str]:
         *out,
         "Paired per case: each case's pass rate under the treatment minus under the control.",
         *_BASIS,
-        "The verdict is `inconclusive` whenever the interval contains zero or the exact sign test",
-        "does not reject.",
+        "The interval is Newcombe's paired square-and-add over each condition's score interval on case",
+        "means (see the README); the verdict is `inconclusive` whenever it contains zero or the exact sign",
+        "test does not reject.",
         *(_ERRORS_LEFT_OUT if any(c.cases_left_out_for_errors for c in report.condition_comparisons) else []),
         *(_MCNEMAR if any(c.mcnemar_p is not None for c in report.condition_comparisons) else []),
         "",
@@ -249,7 +272,7 @@ def _lane_section(report: Report) -> list[str]:
         "errors too). `mean case pass rate` weighs every case alike, each case's rate counted as the",
         "comparisons count it (timeouts and provider errors fail, errors not the agent's are left out), over",
         "the cases with such trials (`cases` says so when fewer); the case-level interval beside it is for",
-        "that mean, over the same trials, resampling cases (two or more are needed).",
+        "that mean, over the same trials: a score-type interval on the case means (two or more are needed).",
         "",
     ]
     header = ["lane", "condition", *(["provider"] if several else []), "cases", "trials", "passed"]
@@ -342,8 +365,9 @@ def _cases_section(report: Report) -> list[str]:
     out = [
         "## Trial aggregation",
         "",
-        "`pass`, its Wilson interval, pass@k and pass^k are over every trial of the case, errored ones",
-        "included (an errored trial is no pass).",
+        "`pass`, pass@k and pass^k are over every trial of the case, errored ones included (an errored",
+        "trial is no pass); the Wilson interval is over the trials for verdicts (errors not the agent's left",
+        "out: `no usable trials` when nothing else is left).",
     ]
     if any(s.errored for s in report.cases):
         out += [
@@ -351,7 +375,11 @@ def _cases_section(report: Report) -> list[str]:
             "provider errors too) and, when some error was not the agent's, the rate for verdicts (those",
             "errors left out; timeouts and provider errors are failures).",
         ]
-    out += ["Scores are over graded trials.", ""]
+    out += [
+        "Scores are over graded trials; their interval is Wilson's with the mean score in place of the",
+        "pass rate (the widest spread a score in [0, 1] can have), and one graded trial has none.",
+        "",
+    ]
     header = ["lane", "case", "condition", "provider", "trials", "pass", "errored", "95% CI (Wilson)"]
     header += ["mean score", "score 95% CI", "pass@k", "pass^k"]
     rows = [
@@ -363,9 +391,9 @@ def _cases_section(report: Report) -> list[str]:
             str(s.trials),
             _passes(s),
             str(s.errored),
-            _interval(s.pass_interval),
+            _pass_interval(s),
             _score(s.mean_score),
-            _score_interval(s.score_interval),
+            _score_interval(s),
             " ".join(f"@{k}={v:.2f}" for k, v in s.pass_at_k.items()),
             " ".join(f"^{k}={v:.2f}" for k, v in s.pass_hat_k.items()),
         ]
@@ -403,10 +431,13 @@ def _baseline_section(report: Report) -> list[str]:
         "errored trials), timeouts and provider errors count as failures. A verdict or status that reads",
         "otherwise with those left out too is inconclusive and says how many decided it. Rows that were not",
         "compared (fingerprint-changed, left-out, new, missing) have no delta.",
+        "Each compared row's p is a two-sided Fisher exact test of its two pass rates; a row is flagged",
+        "improved or regressed only when its **Holm**-adjusted p (over every compared row) is below 0.05, so",
+        "the chance of even one false flag in this table is at most 5%. The raw p stays beside it.",
         "",
     ]
     return out + _table(
-        ["lane", "case", "condition", "provider", "baseline", "current", "delta", "status"],
+        ["lane", "case", "condition", "provider", "baseline", "current", "delta", "p", "p (Holm)", "status"],
         [
             [
                 r.lane,
@@ -420,11 +451,17 @@ def _baseline_section(report: Report) -> list[str]:
                     r.current_pass_rate_for_verdicts, r.current_errored, r.current_errored_not_agents
                 ),
                 "-" if r.delta is None else f"{100 * r.delta:+.0f} pts",
+                _p(r.p_value),
+                _p(r.p_holm),
                 _depends(r.depends_on_errors) if r.depends_on_errors else r.status,
             ]
             for r in b.rows
         ],
     )
+
+
+def _p(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3g}"
 
 
 def _anti_pattern_section(report: Report) -> list[str]:

@@ -10,11 +10,10 @@ import pytest
 
 from skillgym.events import RunStart
 from skillgym.identity import trial_id
+from skillgym.paired import mcnemar_exact_p, sign_test_p
 from skillgym.report import Report, build_report, compare_to_baseline, render_markdown
 from skillgym.report.aggregate import PairedComparison
-from skillgym.report.baseline import newcombe_interval
 from skillgym.results import NOT_THE_AGENTS, ErrorClass, Grade, TrialPaths, TrialResult
-from skillgym.stats import mcnemar_exact_p, sign_test_p
 
 
 def _start(**changes: object) -> RunStart:
@@ -197,15 +196,6 @@ def test_baseline_pairs_by_lane_case_condition_provider_and_flags_changed_finger
     status = {row.case_id: row.status for row in summary.rows}
     assert status == {"same": "improved", "changed": "fingerprint-changed", "fresh": "new", "gone": "missing"}
     assert summary.overall.n_pairs == 1 and summary.overall.verdict == "inconclusive"
-
-
-def test_newcombe_interval_contains_the_difference() -> None:
-    results = [_trial("a", "none", t, t <= 7) for t in range(1, 11)]
-    other = [_trial("a", "none", t, t <= 3) for t in range(1, 11)]
-    a = build_report(_start(), results).cases[0]
-    b = build_report(_start(), other).cases[0]
-    interval = newcombe_interval(a, b)
-    assert interval is not None and interval[0] < 0.4 < interval[1]
 
 
 def test_markdown_has_every_section_and_lists_failures_with_reasons() -> None:
