@@ -22,7 +22,12 @@ from .tokens import TokenReport, build_token_report
 # case; case-level intervals are per lane, condition and provider instead of per lane, beside their own mean.
 # Still 2, with fields added (each with a default, so an earlier schema-2 report reads alike): a verdict that
 # timeouts and provider errors decide (it differs when they are left out) is inconclusive and says how many.
-REPORT_SCHEMA: Final = 2
+# 3: score-type intervals (none for one case or one graded trial, no Wilson interval without a trial for
+# verdicts); a case counts its timeouts, which are failures in every verdict, and only provider errors can
+# make a verdict inconclusive; baseline rows carry Fisher p-values and are flagged by Holm's step-down;
+# comparisons list their unpaired cases. An earlier report is read with its timeouts counted from its
+# failures.
+REPORT_SCHEMA: Final = 3
 GroupKey: TypeAlias = tuple[str, str, str, str]  # lane, case, condition, provider
 
 
@@ -75,6 +80,9 @@ class CaseStats(Data, frozen=True, kw_only=True):
     score_interval: Interval | None  # over graded trials, within [0, 1]; None below two of them
     pass_at_k: dict[str, float]
     pass_hat_k: dict[str, float]
+    # Of the errored trials, the timeouts: the agent ran out of time while it worked (a provider that never
+    # answered is provider-unavailable instead), so they are failures like any other in every verdict.
+    timeouts: int = 0
 
     @property
     def graded(self) -> int:
@@ -88,8 +96,19 @@ class CaseStats(Data, frozen=True, kw_only=True):
 
     @property
     def errored_agents(self) -> int:
-        """Timeouts and provider errors: failures for verdicts, yet maybe an outage or a rate limit."""
+        """Timeouts and provider errors: the agent's, failures for verdicts."""
         return self.errored - self.errored_not_agents
+
+    @property
+    def provider_errors(self) -> int:
+        """Provider errors (a crash, a non-zero exit, unreadable output): failures, yet maybe an outage."""
+        return self.errored - self.errored_not_agents - self.timeouts
+
+    @property
+    def pass_rate_without_provider_errors(self) -> float | None:
+        """Passes over the trials for verdicts less the provider errors (timeouts still fail)."""
+        counted = self.verdict_trials - self.provider_errors
+        return self.passed / counted if counted else None
 
 
 class LaneSummary(Data, frozen=True, kw_only=True):
@@ -152,8 +171,8 @@ class PairedComparison(Data, frozen=True, kw_only=True):
     mcnemar_p: float | None
     # Cases whose treatment or control has no trial but errors not the agent's (NOT_THE_AGENTS): no pair.
     cases_left_out_for_errors: int
-    # When the verdict reads otherwise with the timeouts and provider errors left out (graded trials only),
-    # it is inconclusive and this counts those trials in the compared cases; 0 when the verdict stands.
+    # When the verdict reads otherwise with the provider errors left out (timeouts still fail), it is
+    # inconclusive and this counts those trials in the compared cases; 0 when the verdict stands.
     depends_on_errors: int = 0
     # Cases that ran under only one side (treatment or control, or only one provider), in report order:
     # no pair, so not in the comparison; listed so that a lift over fewer cases than the lane has says why.
@@ -269,12 +288,13 @@ def case_stats(results: Sequence[TrialResult]) -> CaseStats:
     first = results[0]
     n = len(results)
     # One pass: a report makes one of these per case, condition and provider.
-    passed = errored = not_agents = 0
+    passed = errored = not_agents = timeouts = 0
     scores: list[float] = []  # of the graded (not errored) trials
     for r in results:
         if r.status == "errored":
             errored += 1
             not_agents += r.error_class in NOT_THE_AGENTS
+            timeouts += r.error_class == "timeout"
             continue
         if r.status == "passed":
             passed += 1
@@ -301,6 +321,7 @@ def case_stats(results: Sequence[TrialResult]) -> CaseStats:
         score_interval=bounded_mean_interval(scores),
         pass_at_k={str(k): pass_at_k(n, passed, k) for k in ks},
         pass_hat_k={str(k): pass_hat_k(n, passed, k) for k in ks},
+        timeouts=timeouts,
     )
 
 
@@ -403,31 +424,36 @@ def verdict_pair(treatment: CaseStats, control: CaseStats) -> tuple[float, float
     return None if t is None or c is None else (t, c)
 
 
-def graded_pair(treatment: CaseStats, control: CaseStats) -> tuple[float, float] | None:
-    """Both pass rates over graded trials (every error left out); None when a side has none."""
-    t, c = treatment.pass_rate_excluding_errors, control.pass_rate_excluding_errors
+def pair_without_provider_errors(treatment: CaseStats, control: CaseStats) -> tuple[float, float] | None:
+    """Both pass rates with provider errors left out too (timeouts still fail); None when a side has none."""
+    t, c = treatment.pass_rate_without_provider_errors, control.pass_rate_without_provider_errors
     return None if t is None or c is None else (t, c)
 
 
 def settle(
     name: str,
     pairs: Sequence[tuple[float, float]],
-    graded_pairs: Sequence[tuple[float, float]],
-    agent_errors: int,
+    pairs_without: Sequence[tuple[float, float]],
+    provider_errors: int,
     trials: int = 1,
 ) -> tuple[Comparison, int]:
-    """The comparison of ``pairs`` (rates for verdicts), unless its verdict depends on the agent's errors.
+    """The comparison of ``pairs`` (rates for verdicts), unless its verdict depends on provider errors.
 
-    Counting timeouts and provider errors as failures can read an outage as a regression; leaving them
-    out can read a condition that mostly times out as an improvement. When the compared cases have such
-    errors (``agent_errors``), the verdict must be the same over ``graded_pairs`` (the same cases, those
+    A provider error (a crash, a non-zero exit, unreadable output) counts as a failure, yet it can be an
+    outage or a rate limit as well as the agent's doing. When the compared cases have some
+    (``provider_errors``), the verdict must be the same over ``pairs_without`` (the same cases, those
     errors left out); otherwise it is inconclusive, and the second value says how many errors decided it.
-    The numbers stay those of ``pairs``; ``trials`` is the most trials behind any one rate.
+    A timeout is the agent running out of time while it worked: a failure like any other, never a reason
+    to doubt a verdict (a skill that makes the agent hang is a regression). The numbers stay those of
+    ``pairs``; ``trials`` is the most trials behind any one rate.
     """
     comparison = compare_paired(name, pairs, trials=trials)
-    if not agent_errors or compare_paired(name, graded_pairs, trials=trials).verdict == comparison.verdict:
+    if (
+        not provider_errors
+        or compare_paired(name, pairs_without, trials=trials).verdict == comparison.verdict
+    ):
         return comparison, 0
-    return msgspec.structs.replace(comparison, verdict="inconclusive"), agent_errors
+    return msgspec.structs.replace(comparison, verdict="inconclusive"), provider_errors
 
 
 def _lift(stats: Sequence[CaseStats], lane: Lane, provider: str, lift: Lift) -> PairedComparison | None:
@@ -454,9 +480,9 @@ def _lift(stats: Sequence[CaseStats], lane: Lane, provider: str, lift: Lift) -> 
             continue
         pairs.append(pair)
         compared += (treated, control)
-        if (both := graded_pair(treated, control)) is not None:
+        if (both := pair_without_provider_errors(treated, control)) is not None:
             graded.append(both)
-        agent_errors += treated.errored_agents + control.errored_agents
+        agent_errors += treated.provider_errors + control.provider_errors
         binary = binary and treated.verdict_trials == 1 and control.verdict_trials == 1
         b += treated.passed > control.passed
         c += treated.passed < control.passed
@@ -478,9 +504,11 @@ def _lift(stats: Sequence[CaseStats], lane: Lane, provider: str, lift: Lift) -> 
 
 class _ProviderPairs(NamedTuple):
     pairs: list[tuple[float, float]]  # per case: the mean rates for verdicts
-    graded: list[tuple[float, float]]  # per case: the mean rates over graded trials, where there are some
+    graded: list[
+        tuple[float, float]
+    ]  # per case: the mean rates without provider errors, where there are some
     left_out: int
-    agent_errors: int  # timeouts and provider errors in the paired conditions
+    agent_errors: int  # provider errors in the paired conditions
     unpaired: tuple[str, ...]  # cases the two providers never ran under one condition
     trials: int  # the most trials for verdicts behind any one pair's mean rate
 
@@ -513,9 +541,9 @@ def _provider_pairs_by_case(
             continue
         paired = [(both[treatment], both[control]) for both in compared]
         pairs.append(mean_pair([p for t, c in paired if (p := verdict_pair(t, c)) is not None]))
-        if without := [p for t, c in paired if (p := graded_pair(t, c)) is not None]:
+        if without := [p for t, c in paired if (p := pair_without_provider_errors(t, c)) is not None]:
             graded.append(mean_pair(without))
-        agent_errors += sum(t.errored_agents + c.errored_agents for t, c in paired)
+        agent_errors += sum(t.provider_errors + c.provider_errors for t, c in paired)
         # A mean over several conditions spreads as little as one rate over all their trials together.
         trials = max(
             trials, *(sum(side.verdict_trials for side in sides) for sides in zip(*paired, strict=True))
