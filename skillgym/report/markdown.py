@@ -61,7 +61,7 @@ def _verdict(c: Comparison) -> str:
 
 
 def _depends(n: int) -> str:
-    return f"inconclusive: the verdict depends on {n} timeouts/provider errors"
+    return f"inconclusive: the verdict depends on {n} provider errors"
 
 
 def _paired_verdict(comp: PairedComparison) -> str:
@@ -74,11 +74,12 @@ def _left_out(n: int) -> str:
 
 # The basis of every verdict, said wherever verdicts are shown.
 _BASIS = [
-    "Trials that errored for reasons not the agent's (environment, grader, provider unavailable,",
-    "interrupted) are left out; timeouts and provider errors count as failures.",
-    "Such an error may be an outage or a rate limit as well as the agent's own failure, so where the",
-    "compared cases have some, the verdict is also taken with them left out (graded trials only); if the",
-    "two differ it is `inconclusive` and says how many decided it. The numbers are those counting them.",
+    "Trials that errored for reasons not the agent's (environment, grader, provider unavailable or silent",
+    "for its whole budget, interrupted) are left out; timeouts (the agent ran out of time while it worked)",
+    "and provider errors count as failures. A provider error may be an outage or a rate limit as well as",
+    "the agent's own failure, so where the compared cases have some, the verdict is also taken with them",
+    "left out; if the two differ it is `inconclusive` and says how many decided it. The numbers are those",
+    "counting them.",
 ]
 _MCNEMAR = [
     "McNemar is the exact test for paired pass/fail outcomes (one trial a side): it asks whether the cases",
@@ -429,8 +430,8 @@ def _baseline_section(report: Report) -> list[str]:
         f"**{overall}** over {b.overall.n_pairs} case(s){left_out}.",
         "Pass rates for verdicts: errors not the agent's are left out (the brackets say how many of the",
         "errored trials), timeouts and provider errors count as failures. A verdict or status that reads",
-        "otherwise with those left out too is inconclusive and says how many decided it. Rows that were not",
-        "compared (fingerprint-changed, left-out, new, missing) have no delta.",
+        "otherwise with the provider errors left out too is inconclusive and says how many decided it.",
+        "Rows that were not compared (fingerprint-changed, left-out, new, missing) have no delta.",
         "Each compared row's p is a two-sided Fisher exact test of its two pass rates; a row is flagged",
         "improved or regressed only when its **Holm**-adjusted p (over every compared row) is below 0.05, so",
         "the chance of even one false flag in this table is at most 5%. The raw p stays beside it.",
