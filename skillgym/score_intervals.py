@@ -81,13 +81,24 @@ def suite_pass_interval(case_means: Sequence[float], trials: int, level: float =
     return _phi_interval(case_means, trials, level)[0]
 
 
-def _correlation(xs: Sequence[float], ys: Sequence[float]) -> float:
+def _correlation(xs: Sequence[float], ys: Sequence[float], phis: tuple[float, float], trials: int) -> float:
+    """The two sides' correlation on the scale of their intervals, a positive one corrected for continuity.
+
+    Newcombe's method 10 for paired pass/fail outcomes takes (AD - BC - N/2) for a positive AD - BC:
+    in covariance terms, cov - 1/(2N). A case mean moves in steps of 1/trials, so the correction here is
+    cov - 1/(2N trials), over the variances the side intervals assume (phi mu(1 - mu)). Without it, cases
+    that all tie yet differ from each other (some always pass, some never) would give a correlation of 1
+    and an interval of zero width.
+    """
+    n = len(xs)
     mx, my = fmean(xs), fmean(ys)
-    sxx = math.fsum((x - mx) ** 2 for x in xs)
-    syy = math.fsum((y - my) ** 2 for y in ys)
-    if sxx == 0.0 or syy == 0.0:
+    variances = phis[0] * mx * (1.0 - mx), phis[1] * my * (1.0 - my)
+    if variances[0] == 0.0 or variances[1] == 0.0:
         return 0.0  # a side without spread carries no information about the correlation
-    return math.fsum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / math.sqrt(sxx * syy)
+    cov = math.fsum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / n
+    if cov > 0.0:
+        cov = max(0.0, cov - 1.0 / (2.0 * n * trials))
+    return max(-1.0, min(1.0, cov / math.sqrt(variances[0] * variances[1])))
 
 
 def paired_lift_interval(
@@ -96,10 +107,10 @@ def paired_lift_interval(
     """Interval for the mean of (treatment - control) over paired cases; None below two pairs.
 
     Newcombe's square-and-add for a paired difference (his method 10), with each side's score interval
-    from suite_pass_interval and the correlation of the two sides' case means: each side's interval
-    reflects its own number of cases and never collapses, so neither does the difference (every case
-    differing by the same amount, or every case tied, still gives an interval of nonzero width). A
-    negative correlation is kept (it widens the interval); a positive one narrows it, as pairing should.
+    from suite_pass_interval and the correlation of the two sides' case means (see _correlation): each
+    side's interval reflects its own number of cases and never collapses, so neither does the difference
+    (every case differing by the same amount, or every case tied, still gives an interval of nonzero
+    width). A negative correlation widens the interval; a positive one narrows it, as pairing should.
     """
     _check_level(level)
     if trials < 1:
@@ -110,9 +121,9 @@ def paired_lift_interval(
     control = [c for _, c in pairs]
     _check_unit(treated, "treatment case means")
     _check_unit(control, "control case means")
-    (it, _), (ic, _) = _phi_interval(treated, trials, level), _phi_interval(control, trials, level)
+    (it, phi_t), (ic, phi_c) = _phi_interval(treated, trials, level), _phi_interval(control, trials, level)
     mt, mc = fmean(treated), fmean(control)
-    r = _correlation(treated, control)
+    r = _correlation(treated, control, (phi_t, phi_c), trials)
     dl_t, du_t, dl_c, du_c = mt - it.low, it.high - mt, mc - ic.low, ic.high - mc
     low = (mt - mc) - math.sqrt(max(0.0, dl_t**2 - 2.0 * r * dl_t * du_c + du_c**2))
     high = (mt - mc) + math.sqrt(max(0.0, du_t**2 - 2.0 * r * du_t * dl_c + dl_c**2))
