@@ -581,3 +581,27 @@ def test_stale_harm_verdict_says_which_way_stale_guidance_went() -> None:
     assert "| stale helps |" in render_markdown(
         build_report(_start(conditions=("none", "stale"), trials=1), helps)
     )
+
+
+def test_cases_without_a_partner_are_counted_and_listed_in_the_lift() -> None:
+    # Twelve cases ran with the skill, six without it: the lift is over six, and says which six are not in it.
+    results = [_trial(f"c{i}", "self-load", 1, True) for i in range(12)]
+    results += [_trial(f"c{i}", "none", 1, False) for i in range(6)]
+    report = build_report(_start(conditions=("none", "self-load"), trials=1), results)
+    realized = _by_name(report)["realized lift (self-load vs none)"]
+    assert realized.comparison.n_pairs == 6
+    unpaired = sorted(f"c{i}" for i in range(6, 12))  # in report order
+    assert realized.unpaired == tuple(unpaired)
+    md = render_markdown(report)
+    listed = ", ".join(f"`{c}`" for c in unpaired)
+    assert f"| 6 (6 unpaired (run on one side only, not compared): {listed}) |" in md
+    assert "over 6 case(s); 6 unpaired case(s) not compared." in md
+
+
+def test_a_case_whose_trials_all_failed_for_reasons_not_the_agents_has_no_usable_trials() -> None:
+    results = [_trial("down", "none", t, False, error="provider-unavailable") for t in (1, 2, 3)]
+    (stats,) = build_report(_start(conditions=("none",)), results).cases
+    assert stats.pass_interval is None
+    md = render_markdown(build_report(_start(conditions=("none",)), results))
+    assert "| prompt | down | none | stub | 3 | 0/3 (0/0 = - excl. errors; 0/0 = - for verdicts) | 3 |" in md
+    assert "| 3 | no usable trials | - | - |" in md
