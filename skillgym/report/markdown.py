@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..paired import Comparison
 from ..results import NOT_THE_AGENTS
+from ..score_intervals import SMALLEST_CHECKED
 from ..snapshots.model import SnapshotCheck
 from ..stats import Interval, Summary
 from .aggregate import LIFTS, CaseStats, PairedComparison, Report
@@ -111,6 +112,8 @@ def _comparison_row(label: str, comp: PairedComparison, provider: str | None) ->
         p += f" (McNemar {comp.mcnemar_p:.3g})"
     diff = "-" if c.mean_diff is None else f"{100 * c.mean_diff:+.0f} pts"
     interval = "-" if c.interval is None else f"[{100 * c.interval.low:+.0f}, {100 * c.interval.high:+.0f}]"
+    if c.interval is not None and c.n_pairs < SMALLEST_CHECKED:
+        interval += " †"
     where = [comp.lane] if provider is None else [comp.lane, provider]
     return [
         label,
@@ -135,7 +138,16 @@ def _comparisons(items: tuple[PairedComparison, ...], *, by_provider: bool, prov
         )
         for c in items
     ]
-    return _table(header, rows)
+    few = any(c.comparison.interval is not None and c.comparison.n_pairs < SMALLEST_CHECKED for c in items)
+    return _table(header, rows) + (_FEW_CASES if few else [])
+
+
+# Said under a table whose intervals include one over fewer cases than the simulations check.
+_FEW_CASES = [
+    f"† Over fewer than {SMALLEST_CHECKED} cases: no simulation shows this interval holding its 95% there",
+    "(benchmarks/coverage.py starts at 6); read it as a rough range, not a guarantee.",
+    "",
+]
 
 
 def _summary(report: Report) -> list[str]:
@@ -294,13 +306,20 @@ def _lane_section(report: Report) -> list[str]:
                 _pct(s.pass_rate),
                 _pct(s.pass_rate_excluding_errors),
                 _pct(s.mean_case_pass_rate),
-                _interval(s.case_pass_interval),
+                _interval(s.case_pass_interval)
+                + (" †" if _few(s.case_pass_interval, s.cases_in_mean) else ""),
                 _score(s.mean_score),
             ]
             for s in report.condition_summaries
         ],
     )
+    if any(_few(s.case_pass_interval, s.cases_in_mean) for s in report.condition_summaries):
+        out += _FEW_CASES
     return out
+
+
+def _few(interval: Interval | None, cases: int | None) -> bool:
+    return interval is not None and cases is not None and cases < SMALLEST_CHECKED
 
 
 def _condition_cases(cases: int, in_mean: int | None) -> str:

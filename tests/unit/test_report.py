@@ -605,3 +605,13 @@ def test_a_case_whose_trials_all_failed_for_reasons_not_the_agents_has_no_usable
     md = render_markdown(build_report(_start(conditions=("none",)), results))
     assert "| prompt | down | none | stub | 3 | 0/3 (0/0 = - excl. errors; 0/0 = - for verdicts) | 3 |" in md
     assert "| 3 | no usable trials | - | - |" in md
+
+
+def test_an_interval_over_fewer_cases_than_the_simulations_check_is_marked() -> None:
+    results = [_trial(f"c{i}", c, 1, c == "preloaded") for i in range(4) for c in ("none", "preloaded")]
+    md = render_markdown(build_report(_start(conditions=("none", "preloaded"), trials=1), results))
+    assert "| oracle lift (preloaded vs none) | prompt | 4 | +100 pts | [" in md
+    assert "] † | 4/0/0 |" in md
+    assert "† Over fewer than 6 cases: no simulation shows this interval holding its 95% there" in md
+    six = [_trial(f"c{i}", c, 1, c == "preloaded") for i in range(6) for c in ("none", "preloaded")]
+    assert "†" not in render_markdown(build_report(_start(conditions=("none", "preloaded"), trials=1), six))
