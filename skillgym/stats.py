@@ -255,6 +255,9 @@ def clustered_bootstrap_mean(
 ) -> Interval | None:
     """Percentile bootstrap for the mean of per-case means, resampling whole cases with replacement.
 
+    Too narrow at a handful of cases: the report uses score_intervals instead, and benchmarks/coverage.py
+    keeps this as the method it measures that against.
+
     The case is the unit: trials of one case are correlated, so resampling trials would overstate
     the evidence, and averaging case means weights every case equally however many trials it ran.
     """
@@ -293,7 +296,11 @@ def paired_bootstrap_diff(
     level: float = 0.95,
     seed: int = DEFAULT_SEED,
 ) -> Interval | None:
-    """Percentile bootstrap for the mean of (treatment - control), resampling pairs."""
+    """Percentile bootstrap for the mean of (treatment - control), resampling pairs.
+
+    Too narrow at a handful of pairs, and a point when every pair differs alike: the report uses
+    score_intervals.paired_lift_interval instead (benchmarks/coverage.py compares the two).
+    """
     diffs = [treatment - control for treatment, control in pairs]
     _check_finite(diffs, "differences")
     return _bootstrap_mean(diffs, resamples, level, seed)
