@@ -1,8 +1,15 @@
-"""The stub provider: canned final answers a suite declares under ``stubs/``, for plumbing and demos."""
+"""The stub provider: canned answers a suite declares under ``stubs/``, for plumbing and demos.
+
+A prompt-lane stub is the answer's text (``.md``). In the execution and dogfood lanes a stub may also be
+a skillgym-trace (``.jsonl``, the command provider's line protocol) whose shell commands and file writes
+are re-enacted in the trial's workspace as replay re-enacts a cassette, so a suite's verifiers can be
+tried on real files before any agent runs.
+"""
 
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import Final
 
@@ -11,15 +18,19 @@ from ..sandboxes.base import Network
 from ..trace import Trace
 from ..workspaces.paths import UnsafePathError, check_segment
 from .base import Detection, ProviderRequest, ProviderResult, ProviderSettings
+from .replay import REENACT_LANES, reenact
+from .tracefmt import StreamParseError, parse_trace_stream
 
 STUBS_DIR: Final = "stubs"
 
 
 @provider
 class StubProvider:
-    """Answers with ``stubs/<case>/<condition>.md``, else ``stubs/<case>.md``; runs nothing.
+    """Answers with ``stubs/<case>/<condition>.md``, else ``stubs/<case>.md``; runs no agent.
 
-    Without either file it fails honestly (provider-error) rather than inventing an answer.
+    In the execution and dogfood lanes ``stubs/<case>/<condition>.jsonl``, else ``stubs/<case>.jsonl``,
+    comes first: a skillgym-trace whose commands and file writes are re-enacted in the workspace.
+    Without any of these files it fails honestly (provider-error) rather than inventing an answer.
     """
 
     name = "stub"
@@ -48,6 +59,10 @@ class StubProvider:
 
     async def invoke(self, request: ProviderRequest) -> ProviderResult:
         case, condition = request.id.case_id, request.id.condition
+        if request.id.lane in REENACT_LANES:
+            scripted = await self._scripted(request)
+            if scripted is not None:
+                return scripted
         try:
             text = self.canned(case, condition)
         except (UnsafePathError, OSError, UnicodeDecodeError) as exc:
@@ -56,9 +71,53 @@ class StubProvider:
             return _failed(
                 f"stub provider has no canned output for case {case}: add stubs/{case}.md "
                 f"(or stubs/{case}/{condition}.md for the {condition!r} condition only)"
+                + (
+                    f", or a skillgym-trace stubs/{case}.jsonl whose commands are re-enacted"
+                    if request.id.lane in REENACT_LANES
+                    else ""
+                )
             )
         # No process ran, so there is no stdout.txt or stderr.txt: the answer lives in the trace.
         return ProviderResult(ok=True, trace=Trace(final_text=text))
+
+    async def _scripted(self, request: ProviderRequest) -> ProviderResult | None:
+        """The re-enacted ``.jsonl`` stub of an execution or dogfood trial, or None when it has none."""
+        case, condition = request.id.case_id, request.id.condition
+        for segment, what in ((case, "case id"), (condition, "condition id")):
+            try:
+                check_segment(segment, what=what)
+            except UnsafePathError as exc:
+                return _failed(f"stub provider cannot read its canned output for case {case!r}: {exc}")
+        found = next(
+            (
+                path
+                for path in (Path(self._root, case, f"{condition}.jsonl"), Path(self._root, f"{case}.jsonl"))
+                if path.is_file()
+            ),
+            None,
+        )
+        if found is None:
+            return None
+        try:
+            with open(found, "rb") as lines:
+                trace = parse_trace_stream(lines)
+        except StreamParseError as exc:
+            return _failed(f"stub {found} is not a skillgym-trace: {exc}")
+        except OSError as exc:
+            return _failed(f"stub provider cannot read {found}: {exc.strerror or exc}")
+        deadline = time.monotonic() + request.timeout_s
+        trace, timed_out, warnings = await reenact(trace, request, deadline)
+        if timed_out is not None:
+            return ProviderResult(
+                ok=False,
+                trace=trace,
+                error_class="timeout",
+                error_message=(
+                    f"re-enacting stub {found} ran past {request.timeout_s:g}s at command {timed_out}"
+                ),
+                warnings=warnings,
+            )
+        return ProviderResult(ok=True, trace=trace, warnings=warnings)
 
     def canned(self, case: str, condition: str) -> str | None:
         """The canned answer for ``case`` under ``condition``, or None; each pair is read once."""

@@ -97,6 +97,12 @@ def test_stub_without_canned_output_fails_honestly(suite_dir: SuiteDir) -> None:
     assert result["status"] == "errored"
     assert result["error_class"] == "provider-error"
     assert "stubs/bad.md" in result["error_message"]
+    # Without --progress the run still ends by saying why: grouped, counted, with a trial to look at.
+    assert (
+        "why 1 trial(s) errored:\n  1 x provider-error: stub provider has no canned output for case <case>: "
+        "add stubs/<case>.md" in proc.stdout
+    )
+    assert "(prompt/bad/none/stub/trial-1)\nreport: " in proc.stdout
 
 
 EXECUTION_SUITE = {
