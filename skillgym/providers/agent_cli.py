@@ -47,13 +47,15 @@ class AgentStopped(SkillgymError, RuntimeError):
 class CliRun(msgspec.Struct, frozen=True, kw_only=True):
     """What running an agent CLI produced; exactly one of ``process``, ``start_error``, ``stopped`` is set.
 
-    ``parse_error`` is the first stream line the parser rejected (later lines were not parsed).
+    ``parse_error`` is the first stream line the parser rejected (later lines were not parsed); ``lines``
+    counts the stdout lines the CLI printed, so a run that timed out without one is told from one that worked.
     """
 
     process: ProcessResult | None = None
     start_error: str | None = None
     stopped: str | None = None
     parse_error: str | None = None
+    lines: int = 0
 
 
 class CliFound(msgspec.Struct, frozen=True, kw_only=True):
@@ -263,8 +265,10 @@ async def run_cli(
     still ends normally; ``AgentStopped`` from ``feed`` kills the process group and ends the run early.
     """
     failed: list[StreamParseError] = []
+    seen = [0]
 
     def on_line(line: bytes) -> None:
+        seen[0] += 1
         if failed:
             return
         try:
@@ -289,8 +293,8 @@ async def run_cli(
     except ProcessStartError as exc:
         return CliRun(start_error=str(exc))
     except AgentStopped as exc:
-        return CliRun(stopped=str(exc), parse_error=str(failed[0]) if failed else None)
-    return CliRun(process=process, parse_error=str(failed[0]) if failed else None)
+        return CliRun(stopped=str(exc), parse_error=str(failed[0]) if failed else None, lines=seen[0])
+    return CliRun(process=process, parse_error=str(failed[0]) if failed else None, lines=seen[0])
 
 
 def cli_failure(ran: CliRun, request: ProviderRequest, *, cli: str) -> tuple[ErrorClass, str] | None:
@@ -301,6 +305,14 @@ def cli_failure(ran: CliRun, request: ProviderRequest, *, cli: str) -> tuple[Err
         return "provider-error", ran.stopped
     process = ran.process
     assert process is not None
+    if process.timed_out and not ran.lines:
+        # Every supported CLI streams an event as soon as it starts a session: silence for the whole
+        # budget is a provider that never answered (a connection stall), not an agent that ran long.
+        return (
+            "provider-unavailable",
+            f"{cli} printed nothing within the case budget of {request.timeout_s:g}s: the provider never "
+            "answered (a connection stall or a hung CLI); its process group was killed",
+        )
     if process.timed_out:
         return (
             "timeout",
