@@ -161,9 +161,16 @@ def _summary(report: Report) -> list[str]:
         f"providers {', '.join(report.providers)}; {report.trials} trial(s) per case and condition.",
         f"- {c.total} trials: {c.passed} passed, {c.failed} failed, {c.errored} errored "
         f"(pass rate {_pct(c.passed / c.total if c.total else None)} over every trial; "
-        f"{_pct(c.passed / counted if counted else None)} for verdicts, over every trial but errors not "
-        f"the agent's; {_pct(c.passed / graded if graded else None)} excluding every errored trial, "
-        "timeouts and provider errors too).",
+        + (
+            f"{_pct(c.passed / counted)} for verdicts, over every trial but errors not the agent's; "
+            if counted
+            else "none for verdicts: every trial errored for reasons not the agent's; "
+        )
+        + (
+            f"{_pct(c.passed / graded)} excluding every errored trial, timeouts and provider errors too)."
+            if graded
+            else "none excluding errored trials: no trial was graded)."
+        ),
     ]
     if report.errors_by_class:
         out.append(f"- Errored trials by class: {_errors_by_class(report.errors_by_class)}.")

@@ -142,6 +142,12 @@ def test_errored_trials_are_reported_by_class_and_rates_shown_both_ways() -> Non
     )
     assert lane.pass_rate_for_verdicts == pytest.approx(1 / 3)
     assert "| pass rate | for verdicts | excl. errors | mean case score |" in md
+    # Every trial errored, none for the agent's reasons: the summary says so in words, never a bare "-".
+    broken = render_markdown(build_report(_start(conditions=("none",)), [results[-1]]))
+    assert (
+        "(pass rate 0% over every trial; none for verdicts: every trial errored for reasons not the "
+        "agent's; none excluding errored trials: no trial was graded)." in broken
+    )
     assert "| prompt | 1 | 4 | 1 | 1 | 2 | 25% | 33% | 50% |" in md
     assert "`for verdicts` over every trial but errors not\nthe agent's" in md
     assert (
