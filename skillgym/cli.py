@@ -19,7 +19,9 @@ from .fingerprint import short
 from .loader import load_suite
 from .model import LANES, WorkspacePreset
 from .plan import Plan, build_plan
+from .plan_paths import PlanPathError, material_problems, plan_providers, suite_path_problems
 from .plugins import PROVIDERS, REPORTERS, SANDBOXES
+from .providers.base import ProviderSettings
 from .redact import redact_env, secret_values
 from .sandboxes.base import DEFAULT_SANDBOX, NETWORKS, UNSANDBOXED_WARNING
 from .snapshots.commands import (
@@ -257,8 +259,15 @@ def _run(args: argparse.Namespace, out: Console) -> int:
         model=args.model,
         trials=args.trials,
     )
-    if args.dry_run:
-        _print_plan(plan, out, as_json=args.json)
+    problems = suite_path_problems(plan, suite)
+    settings = ProviderSettings(
+        replay_source=args.replay_source, agent_command=args.agent_command, model=args.model
+    )
+    unplayable = material_problems(plan, plan_providers(plan, suite, settings))
+    if problems:
+        raise PlanPathError(problems + unplayable)
+    if args.dry_run:  # the plan is still worth seeing; the run it describes would stop at these lines
+        _print_plan(plan, out, as_json=args.json, unplayable=unplayable)
         return ExitCode.OK
     # The engine is imported only when a run really starts: `list` and `--dry-run` stay fast.
     from .launch import build_reporters, run_dir_of, start_run
@@ -277,6 +286,8 @@ def _run(args: argparse.Namespace, out: Console) -> int:
         )
     baseline = load_report(args.compare_baseline) if args.compare_baseline else None
     SANDBOXES.get(args.sandbox)  # an unknown name is a UsageError listing the valid ones
+    if unplayable:
+        raise PlanPathError(unplayable)
     options = RunOptions(
         output=str(args.output),
         concurrency=args.concurrency,
@@ -378,14 +389,22 @@ def _redacted(preset: WorkspacePreset) -> WorkspacePreset:
     )
 
 
-def _print_plan(plan: Plan, out: Console, *, as_json: bool) -> None:
+def _print_plan(plan: Plan, out: Console, *, as_json: bool, unplayable: Sequence[str] = ()) -> None:
     plan = msgspec.structs.replace(plan, presets=tuple(_redacted(p) for p in plan.presets))
     if as_json:
         doc = msgspec.to_builtins(plan)
         doc["dry_run"] = True
         doc["invocations"] = len(plan.items)
+        doc["unplayable"] = list(unplayable)
         out.out(msgspec.json.encode(doc).decode(), highlight=False)
         return
+    _plan_lines(plan, out)
+    err = make_console(stderr=True)
+    for problem in unplayable:
+        err.print(f"skillgym: warning: a run would refuse this plan: {problem}", markup=False)
+
+
+def _plan_lines(plan: Plan, out: Console) -> None:
     out.print(
         f"dry run: nothing is invoked or written. suite {plan.suite}; lanes {', '.join(plan.lanes) or '-'}; "
         f"conditions {', '.join(plan.conditions) or '-'}; providers {', '.join(plan.providers)}; "

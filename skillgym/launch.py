@@ -18,7 +18,9 @@ from .events import Counts
 from .loader import load_suite
 from .model import Data, Suite
 from .plan import Plan, build_plan
+from .plan_paths import check_plan_paths
 from .plugins import REPORTERS
+from .providers.base import ProviderSettings
 from .report import Report, load_report
 from .reporters.base import ReporterContext, ReportListener
 from .reporters.events_log import EventLogWriter
@@ -126,6 +128,16 @@ def resume_run(
         if finished is not None:
             return finished
         settings = start.settings
+        # The suite may have changed since the run started: a template or cassette gone is refused now.
+        check_plan_paths(
+            plan,
+            suite,
+            ProviderSettings(
+                replay_source=settings.get("replay_source"),
+                agent_command=settings.get("agent_command"),
+                model=start.model,
+            ),
+        )
         options = RunOptions(
             output=str(run_dir.parent),
             concurrency=concurrency or start.concurrency,

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
+from ..identity import TrialId
 from ..plugins import provider
 from ..sandboxes.base import Network
 from ..trace import Trace
@@ -19,7 +21,8 @@ STUBS_DIR: Final = "stubs"
 class StubProvider:
     """Answers with ``stubs/<case>/<condition>.md``, else ``stubs/<case>.md``; runs nothing.
 
-    Without either file it fails honestly (provider-error) rather than inventing an answer.
+    A plan whose trials lack either file is refused before the run (``missing_material``); a file that
+    goes missing during the run fails its trial as an environment-error rather than inventing an answer.
     """
 
     name = "stub"
@@ -52,13 +55,51 @@ class StubProvider:
             text = self.canned(case, condition)
         except (UnsafePathError, OSError, UnicodeDecodeError) as exc:
             return _failed(f"stub provider cannot read its canned output for case {case!r}: {exc}")
-        if text is None:
+        if text is None:  # the plan checked every answer: this one went missing during the run
             return _failed(
                 f"stub provider has no canned output for case {case}: add stubs/{case}.md "
                 f"(or stubs/{case}/{condition}.md for the {condition!r} condition only)"
             )
         # No process ran, so there is no stdout.txt or stderr.txt: the answer lives in the trace.
         return ProviderResult(ok=True, trace=Trace(final_text=text))
+
+    def missing_material(self, trials: Sequence[TrialId]) -> list[str]:
+        """One line per case/condition of ``trials`` with no canned answer or one outside the suite."""
+        problems: list[str] = []
+        base = Path(self._root).parent.resolve()
+        for case, condition in dict.fromkeys((t.case_id, t.condition) for t in trials):
+            try:
+                path = self.source(case, condition)
+            except UnsafePathError as exc:
+                problems.append(str(exc))
+                continue
+            if path is None:
+                problems.append(
+                    f"stub has nothing to play for case {case!r} under condition {condition!r}: "
+                    f"add {os.path.join(self._root, case)}.md "
+                    f"(or {os.path.join(self._root, case, condition)}.md for that condition only)"
+                )
+                continue
+            target = Path(os.path.realpath(path))
+            if not target.is_relative_to(base):
+                problems.append(
+                    f"stub answer for case {case!r}: the symlink {path} points to {target}, outside the "
+                    f"suite {base}; skillgym does not follow links out of the suite: copy the file into "
+                    "the suite or point the link inside it"
+                )
+        return problems
+
+    def source(self, case: str, condition: str) -> str | None:
+        """The file that answers ``case`` under ``condition`` (the condition's own first), or None."""
+        for segment, what in ((case, "case id"), (condition, "condition id")):
+            check_segment(segment, what=what)
+        for path in (
+            os.path.join(self._root, case, f"{condition}.md"),
+            os.path.join(self._root, f"{case}.md"),
+        ):
+            if os.path.isfile(path):
+                return path
+        return None
 
     def canned(self, case: str, condition: str) -> str | None:
         """The canned answer for ``case`` under ``condition``, or None; each pair is read once."""
@@ -97,4 +138,5 @@ def _read_text(path: str) -> str:
 
 
 def _failed(message: str) -> ProviderResult:
-    return ProviderResult(ok=False, trace=Trace(), error_class="provider-error", error_message=message)
+    # A missing or unreadable answer is the suite's configuration, never the agent's failure.
+    return ProviderResult(ok=False, trace=Trace(), error_class="environment-error", error_message=message)

@@ -89,14 +89,12 @@ def test_stub_prompt_lane_pass_and_fail_with_files_and_exit_1(suite_dir: SuiteDi
     assert (run_dir / "run.json").exists()
 
 
-def test_stub_without_canned_output_fails_honestly(suite_dir: SuiteDir) -> None:
+def test_stub_without_canned_output_is_refused_before_the_run(suite_dir: SuiteDir) -> None:
     root = suite_dir({"cases.py": PROMPT_CASES["cases.py"], "stubs/good.md": "wait\n"})
     proc = run_cli("run", "--suite", str(root), "--provider", "stub", "--case", "bad", cwd=root.parent)
-    assert proc.returncode == 1
-    result = json.loads((_run_dir(root) / "trials/prompt/bad/none/stub/trial-1/result.json").read_text())
-    assert result["status"] == "errored"
-    assert result["error_class"] == "provider-error"
-    assert "stubs/bad.md" in result["error_message"]
+    assert proc.returncode == 2, proc.stderr
+    assert "stub has nothing to play for case 'bad'" in proc.stderr and "stubs/bad.md" in proc.stderr
+    assert not (root.parent / "runs").exists()
 
 
 EXECUTION_SUITE = {
