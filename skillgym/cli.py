@@ -264,9 +264,10 @@ def _run(args: argparse.Namespace, out: Console) -> int:
         replay_source=args.replay_source, agent_command=args.agent_command, model=args.model
     )
     unplayable = material_problems(plan, plan_providers(plan, suite, settings))
-    if problems:
-        raise PlanPathError(problems + unplayable)
-    if args.dry_run:  # the plan is still worth seeing; the run it describes would stop at these lines
+    if args.dry_run:
+        if problems:
+            raise PlanPathError(problems + unplayable)
+        # The plan is still worth seeing when only the provider's material is missing: it says which.
         _print_plan(plan, out, as_json=args.json, unplayable=unplayable)
         return ExitCode.OK
     # The engine is imported only when a run really starts: `list` and `--dry-run` stay fast.
@@ -286,8 +287,6 @@ def _run(args: argparse.Namespace, out: Console) -> int:
         )
     baseline = load_report(args.compare_baseline) if args.compare_baseline else None
     SANDBOXES.get(args.sandbox)  # an unknown name is a UsageError listing the valid ones
-    if unplayable:
-        raise PlanPathError(unplayable)
     options = RunOptions(
         output=str(args.output),
         concurrency=args.concurrency,
@@ -312,6 +311,8 @@ def _run(args: argparse.Namespace, out: Console) -> int:
         reporter_output=args.reporter_output,
         baseline=baseline,
     )
+    if problems or unplayable:  # after the flags: a typo is named first, then the suite's files
+        raise PlanPathError(problems + unplayable)
     if options.sandbox == "none":
         make_console(stderr=True).print(UNSANDBOXED_WARNING, markup=False)
     outcome = start_run(plan, suite, options, subscribers, snapshots=snapshots)

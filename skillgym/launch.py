@@ -31,6 +31,7 @@ from .runner import RunOptions, RunOutcome, execute
 from .sandboxes.base import DEFAULT_SANDBOX, UNSANDBOXED_WARNING
 from .snapshots import SnapshotOptions
 from .snapshots.step import SnapshotStep
+from .trialfiles import mend_result_files
 
 
 def build_reporters(
@@ -106,6 +107,7 @@ def resume_run(
     """
     with claim_run_dir(run_dir):  # before the log is read or mended: nobody else may be writing it
         log = read_run_log(run_dir)
+        _say_mended(mend_result_files(run_dir, log))
         start = log.start
         suite = load_suite(Path(start.suite_dir))
         plan = build_plan(
@@ -194,12 +196,21 @@ def rebuild_report(run_dir: Path) -> Report:
     """
     with claim_run_dir(run_dir):  # a run still going writes its own report when it ends
         log = read_run_log(run_dir)
+        _say_mended(mend_result_files(run_dir, log))
         baseline, problem = _baseline_for_rebuild(log.start.baseline_report)
         report = report_from(log.start, list(log.results), log.finish, baseline)
         if problem is not None:
             report = msgspec.structs.replace(report, baseline_problem=problem)
         write_report(run_dir, report)
     return report
+
+
+def _say_mended(warnings: Sequence[str]) -> None:
+    """One warning line per trial file that disagreed with the event log (``mend_result_files``)."""
+    if warnings:
+        err = make_console(stderr=True)
+        for warning in warnings:
+            err.print(f"skillgym: warning: {warning}", markup=False)
 
 
 def _baseline_for_rebuild(path: str | None) -> tuple[Report | None, str | None]:

@@ -116,7 +116,7 @@ def test_dry_run_says_which_trials_the_provider_has_nothing_to_play_for(tmp_path
     assert "total invocations: 2" in stdout
     assert lines == [
         "skillgym: warning: a run would refuse this plan: stub has nothing to play for case 'ask' under "
-        f"condition 'none': add evals/stubs/ask.md (or evals/stubs/ask/none.md for that condition only)"
+        "condition 'none': add evals/stubs/ask.md (or evals/stubs/ask/none.md for that condition only)"
     ]
     proc = run_cli("run", "--suite", str(root), "--provider", "stub", "--dry-run", "--json", cwd=root.parent)
     assert [p.split(":")[0] for p in json.loads(proc.stdout)["unplayable"]] == [

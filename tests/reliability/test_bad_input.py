@@ -332,8 +332,10 @@ CORPUS: dict[str, Bad] = {
     # --- files the plan names ---
     "missing-template": Bad(
         {
-            "suite2.py": "from skillgym import workspace_preset\n\nworkspace_preset('t', template='templates/gone')\n",
+            "suite2.py": "from skillgym import workspace_preset\n\n"
+            "workspace_preset('t', template='templates/gone')\n",
             "uses.py": TEMPLATE_CASE,
+            "stubs/tpl.md": "done\n",
         },
         RUN,
         ("workspace preset 't' template", "templates/gone", "does not exist"),
