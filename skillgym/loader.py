@@ -10,7 +10,7 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import FrameType
 
@@ -28,7 +28,9 @@ DEFAULT_TIMEOUT_S = 60.0
 class _LoadTimeout(BaseException):
     """Raised into the import that is running when the load timeout fires.
 
-    A BaseException, so a case file's own ``except Exception`` does not swallow it.
+    A BaseException, so a case file's own ``except Exception`` does not swallow it; a bare ``except:``
+    would, so once the time is up it is raised again at every line the suite's code runs (see
+    ``_stop_every_line``) until it has left the case file.
     """
 
 
@@ -149,8 +151,11 @@ def _deadline(seconds: float) -> Iterator[None]:
         yield
         return
 
+    tracer = sys.gettrace()
+
     def expire(signum: int, frame: FrameType | None) -> None:
         signal.signal(signal.SIGALRM, previous)  # one shot: restored even if the raise lands in cleanup
+        _stop_every_line(frame)
         raise _LoadTimeout
 
     started = time.monotonic()
@@ -160,11 +165,45 @@ def _deadline(seconds: float) -> Iterator[None]:
     try:
         yield
     finally:
+        sys.settrace(tracer)  # the tracer set when the time ran out goes; a debugger's comes back
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
         if outer[0]:  # an outer timer keeps its own schedule: what was left of it, less the load's time
             left = max(outer[0] - (time.monotonic() - started), 1e-6)
             signal.setitimer(signal.ITIMER_REAL, left, outer[1])
+
+
+def _stop_every_line(frame: FrameType | None) -> None:
+    """From now on, raise ``_LoadTimeout`` at each line and call of code the case file's import runs.
+
+    A bare ``except:`` that catches the first raise runs its own next line in a traced frame, so the
+    raise escapes its handler; a loop of such handlers is left in one pass. Only frames below the
+    loader's ``_import_file`` are traced: the loader's own ``except _LoadTimeout`` and the context
+    managers around it run as usual, and ``_deadline`` then removes the tracer. Python code only, as the
+    timer itself: a C call that never returns is not cut short.
+    """
+
+    def stop(traced: FrameType, event: str, arg: object) -> Callable[..., object] | None:
+        if event == "call" and not _under_import(traced):
+            return None
+        if event in ("call", "line"):
+            raise _LoadTimeout
+        return stop
+
+    sys.settrace(stop)  # frames called from now on
+    while frame is not None and frame.f_code.co_filename != __file__:  # and the import's running now
+        frame.f_trace = stop
+        frame.f_trace_lines = True
+        frame = frame.f_back
+
+
+def _under_import(frame: FrameType | None) -> bool:
+    """True when ``frame`` was called, however deep, by the loader's import of a case file."""
+    while frame is not None:
+        if frame.f_code.co_filename == __file__:
+            return frame.f_code is _import_file.__code__
+        frame = frame.f_back
+    return False
 
 
 def _describe_timeout(exc: _LoadTimeout, path: Path, seconds: float) -> str:

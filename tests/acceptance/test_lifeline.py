@@ -29,8 +29,8 @@ marker, ready = sys.argv[1], sys.argv[2]
 CHILD = '''
 import subprocess, sys, time
 marker, ready = sys.argv[1], sys.argv[2]
-subprocess.Popen([sys.executable, "-c", "import sys, time; open(sys.argv[2], 'a').write('up '); time.sleep(600)",
-                  marker + "-grandchild", ready])
+GRANDCHILD = "import sys, time; open(sys.argv[2], 'a').write('up '); time.sleep(600)"
+subprocess.Popen([sys.executable, "-c", GRANDCHILD, marker + "-grandchild", ready])
 time.sleep(600)
 '''
 subprocess.Popen([sys.executable, "-c", CHILD, marker + "-child", ready])
