@@ -10,9 +10,13 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from _typeshed import TraceFunction
 
 from .errors import CollectionError, DefinitionError, UsageError
 from .model import Fixture, Suite
@@ -183,7 +187,7 @@ def _stop_every_line(frame: FrameType | None) -> None:
     timer itself: a C call that never returns is not cut short.
     """
 
-    def stop(traced: FrameType, event: str, arg: object) -> Callable[..., object] | None:
+    def stop(traced: FrameType, event: str, arg: Any) -> TraceFunction | None:
         if event == "call" and not _under_import(traced):
             return None
         if event in ("call", "line"):
