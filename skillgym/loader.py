@@ -15,12 +15,12 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    from _typeshed import TraceFunction
-
 from .errors import CollectionError, DefinitionError, UsageError
 from .model import Fixture, Suite
 from .registry import Registry, use_registry
+
+if TYPE_CHECKING:
+    from _typeshed import TraceFunction
 
 # Directories inside a suite that hold data rather than case files: never imported.
 DATA_DIRS = frozenset({"fixtures", "skills", "cassettes", "templates", "__pycache__"})
