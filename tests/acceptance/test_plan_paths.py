@@ -122,3 +122,20 @@ def test_dry_run_says_which_trials_the_provider_has_nothing_to_play_for(tmp_path
     assert [p.split(":")[0] for p in json.loads(proc.stdout)["unplayable"]] == [
         "stub has nothing to play for case 'ask' under condition 'none'"
     ]
+
+
+def test_resume_checks_the_plan_paths_again(tmp_path: Path) -> None:
+    root = _suite(tmp_path)
+    code, lines, _ = _run(root, "--case", "edit")
+    assert code == 1, lines
+    (run_dir,) = (root.parent / "runs").iterdir()
+    log = run_dir / "events.jsonl"
+    kept = [line for line in log.read_text().splitlines(keepends=True) if '"run.finish"' not in line]
+    log.write_text("".join(kept))  # as if the run had been killed before its end
+    (root / "templates/tpl/README.md").unlink()
+    (root / "templates/tpl").rmdir()
+    before = log.read_bytes()
+    proc = run_cli("run", "--resume", str(run_dir), cwd=root.parent)
+    assert proc.returncode == 2, proc.stderr
+    assert "workspace preset 'tpl' template" in proc.stderr and "does not exist" in proc.stderr
+    assert log.read_bytes() == before
