@@ -41,6 +41,13 @@ def integration(session: nox.Session) -> None:
 
 
 @nox.session
+def docs(session: nox.Session) -> None:
+    """The API reference (mkdocs-material + mkdocstrings) into site/; any warning fails the build."""
+    session.install("-e", ".[docs]")
+    session.run("mkdocs", "build", "--strict", *session.posargs, env={"NO_MKDOCS_2_WARNING": "1"})
+
+
+@nox.session
 def bench(session: nox.Session) -> None:
     """Performance benchmarks, side by side with inspect_ai: print figures, assert nothing about time."""
     session.install("-e", ".")

@@ -15,8 +15,10 @@ from .authoring import condition as condition
 from .authoring import dogfood_case as dogfood_case
 from .authoring import execution_case as execution_case
 from .authoring import prompt_case as prompt_case
+from .authoring import replace_default_conditions as replace_default_conditions
 from .authoring import skill as skill
 from .authoring import workspace_preset as workspace_preset
+from .custom_verifier import VerifierContext as VerifierContext
 from .errors import CollectionError as CollectionError
 from .errors import DefinitionError as DefinitionError
 from .errors import RecorderClosedError as RecorderClosedError
@@ -44,6 +46,7 @@ from .model import ReportRequirement as ReportRequirement
 from .model import SkillInstall as SkillInstall
 from .model import WorkflowCheck as WorkflowCheck
 from .model import WorkspacePreset as WorkspacePreset
+from .results import CheckOutcome as CheckOutcome
 
 __version__ = "0.1.0"
 
@@ -54,6 +57,7 @@ __all__ = (
     "AssertionsBuilder",
     "Budget",
     "Case",
+    "CheckOutcome",
     "CollectionError",
     "Command",
     "CommandCheck",
@@ -79,6 +83,7 @@ __all__ = (
     "SkillgymError",
     "StepBuilder",
     "UsageError",
+    "VerifierContext",
     "WorkflowBuilder",
     "WorkflowCheck",
     "WorkspacePreset",
@@ -89,6 +94,7 @@ __all__ = (
     "execution_case",
     "fingerprint",
     "prompt_case",
+    "replace_default_conditions",
     "skill",
     "workspace_preset",
 )

@@ -22,6 +22,7 @@ from .plan import Plan, build_plan
 from .plan_paths import PlanPathError, material_problems, plan_providers, suite_path_problems
 from .plugins import PROVIDERS, REPORTERS, SANDBOXES
 from .providers.base import ProviderSettings
+from .reasons import error_reasons
 from .redact import redact_env, secret_values
 from .sandboxes.base import DEFAULT_SANDBOX, NETWORKS, UNSANDBOXED_WARNING
 from .snapshots.commands import (
@@ -68,6 +69,13 @@ def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="skillgym", description="Measure how well coding agents use a skill.")
     parser.add_argument("--version", action="version", version=f"skillgym {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    init = sub.add_parser("init", help="draft a runnable suite for an existing skill folder")
+    init.add_argument("skill_dir", type=Path, metavar="SKILL_DIR", help="the skill's folder (with SKILL.md)")
+    init.add_argument(
+        "--suite", type=Path, default=Path("evals"), help="where the suite goes (default: evals)"
+    )
+    init.add_argument("--force", action="store_true", help="overwrite files that already exist")
 
     listing = sub.add_parser("list", help="list the suite's cases")
     listing.add_argument("--suite", type=Path, default=Path("evals"), help="suite directory (default: evals)")
@@ -145,7 +153,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--resume", type=Path, metavar="RUN_DIR", help="continue an interrupted run")
     run.add_argument("--dry-run", action="store_true", help="print the plan; invoke and write nothing")
-    run.add_argument("--json", action="store_true", help="machine-readable output")
+    run.add_argument("--json", action="store_true", help="with --dry-run: print the plan as JSON")
     add_run_flags(run)
     report = sub.add_parser("report", help="rebuild report.json and report.md from a run's events.jsonl")
     report.add_argument("run_dir", type=Path, metavar="RUN_DIR")
@@ -158,6 +166,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     out, err = make_console(), make_console(stderr=True)
     try:
+        if args.command == "init":
+            return _init(args, out)
         if args.command == "list":
             return _list(args, out)
         if args.command == "report":
@@ -171,6 +181,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         err.print("skillgym: interrupted", markup=False)
         return ExitCode.INTERRUPTED
+
+
+def _init(args: argparse.Namespace, out: Console) -> int:
+    from .scaffold import init_suite
+
+    done = init_suite(args.skill_dir, args.suite, force=args.force)
+    suite = done.suite
+    out.print(f"drafted a suite for the skill {done.skill.name!r} in {suite}/", markup=False)
+    if done.copied_from is not None:
+        out.print(
+            f"  copied the skill from {done.copied_from} to {suite / done.skill_path}/: trials see this copy",
+            markup=False,
+        )
+    for rel in done.written:
+        out.print(f"  wrote {suite / rel}", markup=False)
+    if done.agent_skills_evals is not None:
+        out.print(
+            f"note: {done.agent_skills_evals} holds evals in the Agent Skills format; skillgym cannot import "
+            "them yet, so they are not in this suite",
+            markup=False,
+        )
+    out.print(f"next: edit the drafted cases ({suite / 'README.md'} says what to change), then", markup=False)
+    out.print(f"  skillgym list --suite {suite}", markup=False)
+    out.print(f"  skillgym run --suite {suite} --provider stub", markup=False)
+    return ExitCode.OK
 
 
 def _list(args: argparse.Namespace, out: Console) -> int:
@@ -245,6 +280,11 @@ def _conflicts_with_resume(args: argparse.Namespace, parser_defaults: dict[str, 
 
 
 def _run(args: argparse.Namespace, out: Console) -> int:
+    if args.json and not args.dry_run:
+        raise UsageError(
+            "run --json prints the plan as JSON and needs --dry-run; for a run's machine-readable output "
+            "read runs/<run-id>/report.json and events.jsonl, or add --reporter jsonl --reporter-output -"
+        )
     reporters = list(dict.fromkeys([*args.reporter, *(["console"] if args.progress else [])]))
     snapshots = snapshot_options(args)  # flag mistakes are errors before anything runs
     if args.resume is not None:
@@ -325,8 +365,13 @@ def _closing_lines(outcome: RunOutcome, reporters: Sequence[str], out: Console) 
         err = make_console(stderr=True)
         for problem in outcome.leftovers:
             err.print(f"skillgym: warning: {problem}", markup=False)
+    # Why trials errored, always: a run whose every trial errored must say more than its counts.
+    reasons = error_reasons(outcome.results)
     if "console" in reporters:
-        return  # the console reporter already ended with the summary table and the report path
+        # The console reporter already ended with the summary table and the report path.
+        for line in reasons:
+            out.print(line, markup=False)
+        return
     c = outcome.counts
     out.print(
         f"{c.total} trials: {c.passed} passed, {c.failed} failed, {c.errored} errored"
@@ -336,6 +381,8 @@ def _closing_lines(outcome: RunOutcome, reporters: Sequence[str], out: Console) 
     warned = sum(1 for r in outcome.results if r.warnings)
     if warned:
         out.print(f"{warned} trial(s) finished with warnings: see Warnings in report.md", markup=False)
+    for line in reasons:
+        out.print(line, markup=False)
     out.print(f"report: {Path(outcome.run_dir) / 'report.md'}", markup=False)
 
 

@@ -32,6 +32,7 @@ class Mark(msgspec.Struct, frozen=True):
     """A registry position to roll back to when a suite file fails to load."""
 
     sizes: tuple[int, int, int, int, int]
+    replace_defaults: str | None = None
 
 
 class Registry:
@@ -43,6 +44,9 @@ class Registry:
         self._presets: dict[str, WorkspacePreset] = {}
         self._skills: dict[str, Skill] = {}
         self._anti_patterns: dict[str, AntiPatternRule] = {}
+        # Where ``replace_default_conditions()`` was called, or None: the declared conditions then are
+        # the suite's only ones, instead of adding to (or replacing by id) the default conditions.
+        self._replace_defaults: str | None = None
 
     def _tables(self) -> tuple[dict[str, Any], ...]:
         return self._cases, self._conditions, self._presets, self._skills, self._anti_patterns
@@ -64,6 +68,11 @@ class Registry:
     def add_condition(self, condition: Condition) -> None:
         self._add(self._conditions, "condition", condition.id, condition)
 
+    def replace_default_conditions(self, origin: str) -> None:
+        """The declared conditions are the suite's only ones: the default conditions are dropped."""
+        if self._replace_defaults is None:
+            self._replace_defaults = origin
+
     def add_preset(self, preset: WorkspacePreset) -> None:
         self._add(self._presets, "workspace preset", preset.id, preset)
 
@@ -79,17 +88,18 @@ class Registry:
 
     def mark(self) -> Mark:
         a, b, c, d, e = (len(t) for t in self._tables())
-        return Mark(sizes=(a, b, c, d, e))
+        return Mark(sizes=(a, b, c, d, e), replace_defaults=self._replace_defaults)
 
     def rollback(self, mark: Mark) -> None:
         """Forget everything registered since ``mark`` (dicts keep insertion order)."""
         for table, size in zip(self._tables(), mark.sizes, strict=True):
             for key in list(table)[size:]:
                 del table[key]
+        self._replace_defaults = mark.replace_defaults
 
     def build(self, root: str, fixtures: tuple[Fixture, ...] = ()) -> Suite:
         """Validate cross-references and return the frozen Suite; every problem is listed at once."""
-        conditions = tuple(self._conditions.values()) or default_conditions(tuple(self._skills.values()))
+        conditions = self._effective_conditions()
         condition_ids = [c.id for c in conditions]
         errors: list[str] = []
         cases: list[Case] = []
@@ -110,31 +120,70 @@ class Registry:
             anti_patterns=tuple(self._anti_patterns.values()),
         )
 
+    def _effective_conditions(self) -> tuple[Condition, ...]:
+        declared = tuple(self._conditions.values())
+        if self._replace_defaults is not None:
+            if not declared:
+                raise CollectionError(
+                    [
+                        f"{self._replace_defaults}: replace_default_conditions() drops the default "
+                        "conditions, but no condition(...) is declared; declare the conditions this suite "
+                        "runs, or drop the call to keep the defaults"
+                    ]
+                )
+            return declared
+        return merge_conditions(default_conditions(tuple(self._skills.values())), declared)
+
+
+def merge_conditions(
+    defaults: tuple[Condition, ...], declared: tuple[Condition, ...]
+) -> tuple[Condition, ...]:
+    """The default conditions with each declared one of the same id in its place, then the other declared
+    ones in declaration order: ``condition(...)`` adds a condition, or replaces the default it names."""
+    by_id = {c.id: c for c in declared}
+    merged = [by_id.pop(c.id, c) for c in defaults]
+    return (*merged, *by_id.values())
+
 
 def default_conditions(skills: tuple[Skill, ...]) -> tuple[Condition, ...]:
-    """The four standard conditions for the declared skills (``stale`` only where material exists)."""
+    """The four standard conditions for the declared skills (``stale`` only where material exists).
+
+    Every condition that teaches a skill also installs its folder where the agent discovers skills, so
+    the scripts and references its text names exist: ``self-load`` and ``preloaded`` the folder as it is,
+    ``stale`` the folder with the stale text in place of its ``SKILL.md``.
+    """
     if not skills:
         return (Condition(id="none", description="baseline: no skill installed or injected"),)
     stubs = tuple(s.stub for s in skills if s.stub)
-    stale = tuple(s.stale for s in skills if s.stale)
+    folders = tuple(SkillInstall(name=s.name, source=s.path) for s in skills)
     out = [
         Condition(id="none", description="baseline: no skill installed or injected"),
         Condition(
             id="self-load",
             description="skills installed where the agent finds them natively; it must route itself",
             inject=stubs,
-            install=tuple(SkillInstall(name=s.name, source=s.path) for s in skills),
+            install=folders,
         ),
         Condition(
             id="preloaded",
-            description="the full SKILL.md text injected into the prompt (the oracle)",
+            description="the full SKILL.md text injected into the prompt (the oracle), the folders installed",
             inject=tuple(f"{s.path.rstrip('/')}/SKILL.md" for s in skills),
+            install=folders,
         ),
     ]
+    stale = tuple((s, s.stale) for s in skills if s.stale)
     if stale:
+        installs: list[SkillInstall] = []
+        for declared, text in stale:
+            # The folder first, then the stale text over its SKILL.md (a lone file installs as SKILL.md).
+            installs += [SkillInstall(name=declared.name, source=declared.path)]
+            installs += [SkillInstall(name=declared.name, source=text)]
         out.append(
             Condition(
-                id="stale", description="outdated or wrong guidance injected (measures harm)", inject=stale
+                id="stale",
+                description="outdated or wrong guidance injected (measures harm), installed as SKILL.md",
+                inject=tuple(text for _, text in stale),
+                install=tuple(installs),
             )
         )
     return tuple(out)

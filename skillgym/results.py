@@ -84,6 +84,7 @@ class TrialPaths(Data, frozen=True, kw_only=True):
     dir: str
     result: str
     trace: str | None = None
+    transcript: str | None = None  # transcript.md: the prompt and what the agent said and ran, readable
     stdout: str | None = None
     stderr: str | None = None
     token_usage: str | None = None

@@ -37,6 +37,7 @@ from .sandboxes.none import NoSandbox
 from .sandboxes.spec import trial_spec
 from .slots import AgentSlots
 from .trace import Trace, with_total
+from .transcript import render_transcript
 from .usage import TrialTokens, trial_tokens
 from .workspaces import EnvironmentSetupError, TrialLayout, cleanup, hermetic_env, layout_for, materialize
 
@@ -586,6 +587,8 @@ def _write_files(
     encoded = _json.encode(trace or Trace())
     secrets = trial.secrets
     write_atomic(f"{folder}{os.sep}trace.json", scrub(encoded.decode(), secrets) if secrets else encoded)
+    transcript = render_transcript(trial.item.id.key, trial.prompt, trace or Trace())
+    write_atomic(f"{folder}{os.sep}transcript.md", scrub(transcript, secrets) if secrets else transcript)
     usage_path = None
     if usage is not None:
         usage_path = f"{here}{os.sep}token-usage.json"
@@ -597,6 +600,7 @@ def _write_files(
         dir=here,
         result=f"{here}{os.sep}result.json",
         trace=f"{here}{os.sep}trace.json",
+        transcript=f"{here}{os.sep}transcript.md",
         stdout=stdout,
         stderr=stderr,
         token_usage=usage_path,

@@ -14,6 +14,7 @@ from .report import ReportBuilder as ReportBuilder
 from .steps import StepBuilder as StepBuilder
 from .suite import anti_pattern as anti_pattern
 from .suite import condition as condition
+from .suite import replace_default_conditions as replace_default_conditions
 from .suite import skill as skill
 from .suite import workspace_preset as workspace_preset
 from .workflow import WorkflowBuilder as WorkflowBuilder
@@ -32,6 +33,7 @@ __all__ = (
     "dogfood_case",
     "execution_case",
     "prompt_case",
+    "replace_default_conditions",
     "skill",
     "workspace_preset",
 )

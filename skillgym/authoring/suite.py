@@ -62,8 +62,13 @@ def condition(
 ) -> Condition:
     """Declare how the skill reaches the agent: files injected, inline text, skills installed, extra env.
 
+    A condition adds to the default conditions (``none``, ``self-load``, ``preloaded``, ``stale``); one
+    with a default's id replaces that default in its place. After ``replace_default_conditions()`` the
+    declared conditions are the suite's only ones.
+
     ``inject`` lists files (relative to the suite root) whose text is injected; ``install`` items are
-    ``(name, source)`` pairs or SkillInstall structs.
+    ``(name, source)`` pairs or SkillInstall structs: a folder is copied to ``<skills dir>/<name>/``, a
+    lone file becomes ``<skills dir>/<name>/SKILL.md`` (over a folder installed before it).
     """
     at = caller_origin()
     ident = check_id(condition_id, what="condition id", case_id=None, origin=at)
@@ -80,6 +85,15 @@ def condition(
     )
     current_registry().add_condition(declared)
     return declared
+
+
+def replace_default_conditions() -> None:
+    """Run only the conditions this suite declares: drop the defaults instead of adding to them.
+
+    Without it, each ``condition(...)`` adds a condition to the defaults (or replaces the default of
+    the same id). A suite that calls it and declares no condition fails to load.
+    """
+    current_registry().replace_default_conditions(caller_origin())
 
 
 def _install(item: object, at: str) -> SkillInstall:

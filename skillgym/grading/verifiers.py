@@ -22,6 +22,7 @@ from typing import Any, Final
 import anyio.to_thread
 import msgspec
 
+from ..custom_verifier import verifier_context
 from ..errors import SkillgymError
 from ..model import (
     ArtifactExists,
@@ -317,11 +318,12 @@ async def _custom(v: CustomVerifier, ctx: GradeContext) -> _Verdict:
             f"module {module_name!r} has no function {function_name!r} (custom verifier {v.target!r})"
         )
     config: dict[str, Any] = dict(v.config)  # a copy: the function must not change the case
+    view = verifier_context(ctx)
     try:
         if inspect.iscoroutinefunction(function):
-            result = await function(ctx, config)
+            result = await function(view, config)
         else:
-            result = await _in_own_thread(function, ctx, config)
+            result = await _in_own_thread(function, view, config)
         if inspect.isawaitable(result):
             result = await result
     except SystemExit as exc:  # user code must not end the run

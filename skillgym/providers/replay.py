@@ -238,7 +238,7 @@ class ReplayProvider:
             )
         if request.id.lane in REENACT_LANES:
             deadline = started + request.timeout_s
-            trace, timed_out, more = await _reenact(trace, request, deadline)
+            trace, timed_out, more = await reenact(trace, request, deadline)
             warnings += more
             if timed_out is not None:
                 return ProviderResult(
@@ -340,7 +340,7 @@ def _warnings(meta: CassetteMeta, request: ProviderRequest, path: Path) -> tuple
     return tuple(found)
 
 
-async def _reenact(
+async def reenact(
     trace: Trace, request: ProviderRequest, deadline: float
 ) -> tuple[Trace, int | None, tuple[str, ...]]:
     """Run the trace's shell commands again; the calls carry the new output and exit codes.

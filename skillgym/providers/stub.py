@@ -1,8 +1,15 @@
-"""The stub provider: canned final answers a suite declares under ``stubs/``, for plumbing and demos."""
+"""The stub provider: canned answers a suite declares under ``stubs/``, for plumbing and demos.
+
+A prompt-lane stub is the answer's text (``.md``). In the execution and dogfood lanes a stub may also be
+a skillgym-trace (``.jsonl``, the command provider's line protocol) whose shell commands and file writes
+are re-enacted in the trial's workspace as replay re-enacts a cassette, so a suite's verifiers can be
+tried on real files before any agent runs.
+"""
 
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
@@ -13,16 +20,21 @@ from ..sandboxes.base import Network
 from ..trace import Trace
 from ..workspaces.paths import UnsafePathError, check_segment
 from .base import Detection, ProviderRequest, ProviderResult, ProviderSettings
+from .replay import REENACT_LANES, reenact
+from .tracefmt import StreamParseError, parse_trace_stream
 
 STUBS_DIR: Final = "stubs"
 
 
 @provider
 class StubProvider:
-    """Answers with ``stubs/<case>/<condition>.md``, else ``stubs/<case>.md``; runs nothing.
+    """Answers with ``stubs/<case>/<condition>.md``, else ``stubs/<case>.md``; runs no agent.
 
-    A plan whose trials lack either file is refused before the run (``missing_material``); a file that
-    goes missing during the run fails its trial as an environment-error rather than inventing an answer.
+    In the execution and dogfood lanes ``stubs/<case>/<condition>.jsonl``, else ``stubs/<case>.jsonl``,
+    comes first: a skillgym-trace whose commands and file writes are re-enacted in the workspace.
+    A plan whose trials lack all of these files is refused before the run (``missing_material``); a file
+    that goes missing or does not parse during the run fails its trial as an environment-error (the
+    suite's configuration, not the agent's failure) rather than inventing an answer.
     """
 
     name = "stub"
@@ -51,54 +63,109 @@ class StubProvider:
 
     async def invoke(self, request: ProviderRequest) -> ProviderResult:
         case, condition = request.id.case_id, request.id.condition
+        if request.id.lane in REENACT_LANES:
+            scripted = await self._scripted(request)
+            if scripted is not None:
+                return scripted
         try:
             text = self.canned(case, condition)
         except (UnsafePathError, OSError, UnicodeDecodeError) as exc:
             return _failed(f"stub provider cannot read its canned output for case {case!r}: {exc}")
-        if text is None:  # the plan checked every answer: this one went missing during the run
+        if text is None:
             return _failed(
                 f"stub provider has no canned output for case {case}: add stubs/{case}.md "
                 f"(or stubs/{case}/{condition}.md for the {condition!r} condition only)"
+                + (
+                    f", or a skillgym-trace stubs/{case}.jsonl to re-enact"
+                    if request.id.lane in REENACT_LANES
+                    else ""
+                )
             )
         # No process ran, so there is no stdout.txt or stderr.txt: the answer lives in the trace.
         return ProviderResult(ok=True, trace=Trace(final_text=text))
 
+    async def _scripted(self, request: ProviderRequest) -> ProviderResult | None:
+        """The re-enacted ``.jsonl`` stub of an execution or dogfood trial, or None when it has none."""
+        case, condition = request.id.case_id, request.id.condition
+        for segment, what in ((case, "case id"), (condition, "condition id")):
+            try:
+                check_segment(segment, what=what)
+            except UnsafePathError as exc:
+                return _failed(f"stub provider cannot read its canned output for case {case!r}: {exc}")
+        found = next(
+            (
+                path
+                for path in (Path(self._root, case, f"{condition}.jsonl"), Path(self._root, f"{case}.jsonl"))
+                if path.is_file()
+            ),
+            None,
+        )
+        if found is None:
+            return None
+        try:
+            with open(found, "rb") as lines:
+                trace = parse_trace_stream(lines)
+        except StreamParseError as exc:
+            return _failed(f"stub {found} is not a skillgym-trace: {exc}")
+        except OSError as exc:
+            return _failed(f"stub provider cannot read {found}: {exc.strerror or exc}")
+        deadline = time.monotonic() + request.timeout_s
+        trace, timed_out, warnings = await reenact(trace, request, deadline)
+        if timed_out is not None:
+            return ProviderResult(
+                ok=False,
+                trace=trace,
+                error_class="timeout",
+                error_message=(
+                    f"re-enacting stub {found} ran past {request.timeout_s:g}s at command {timed_out}"
+                ),
+                warnings=warnings,
+            )
+        return ProviderResult(ok=True, trace=trace, warnings=warnings)
+
     def missing_material(self, trials: Sequence[TrialId]) -> list[str]:
-        """One line per case/condition of ``trials`` with no canned answer or one outside the suite."""
+        """One line per case/condition of ``trials`` with no stub, or with one outside the suite."""
         problems: list[str] = []
         base = Path(self._root).parent.resolve()
-        for case, condition in dict.fromkeys((t.case_id, t.condition) for t in trials):
+        for lane, case, condition in dict.fromkeys((t.lane, t.case_id, t.condition) for t in trials):
             try:
-                path = self.source(case, condition)
+                path = self.source(lane, case, condition)
             except UnsafePathError as exc:
                 problems.append(str(exc))
                 continue
             if path is None:
+                scripted = (
+                    f", or a skillgym-trace {os.path.join(self._root, case)}.jsonl to re-enact"
+                    if lane in REENACT_LANES
+                    else ""
+                )
                 problems.append(
-                    f"stub has nothing to play for case {case!r} under condition {condition!r}: "
+                    f"stub has nothing to play for {lane} case {case!r} under condition {condition!r}: "
                     f"add {os.path.join(self._root, case)}.md "
-                    f"(or {os.path.join(self._root, case, condition)}.md for that condition only)"
+                    f"(or {os.path.join(self._root, case, condition)}.md for that condition only){scripted}"
                 )
                 continue
             target = Path(os.path.realpath(path))
             if not target.is_relative_to(base):
                 problems.append(
-                    f"stub answer for case {case!r}: the symlink {path} points to {target}, outside the "
-                    f"suite {base}; skillgym does not follow links out of the suite: copy the file into "
-                    "the suite or point the link inside it"
+                    f"stub for case {case!r}: the symlink {path} points to {target}, outside the suite "
+                    f"{base}; skillgym does not follow links out of the suite: copy the file into the suite "
+                    "or point the link inside it"
                 )
         return problems
 
-    def source(self, case: str, condition: str) -> str | None:
-        """The file that answers ``case`` under ``condition`` (the condition's own first), or None."""
+    def source(self, lane: str, case: str, condition: str) -> str | None:
+        """The file that answers ``case`` under ``condition`` in ``lane``, in lookup order, or None."""
         for segment, what in ((case, "case id"), (condition, "condition id")):
             check_segment(segment, what=what)
-        for path in (
-            os.path.join(self._root, case, f"{condition}.md"),
-            os.path.join(self._root, f"{case}.md"),
-        ):
-            if os.path.isfile(path):
-                return path
+        suffixes = (".jsonl", ".md") if lane in REENACT_LANES else (".md",)
+        for suffix in suffixes:
+            for path in (
+                os.path.join(self._root, case, f"{condition}{suffix}"),
+                os.path.join(self._root, f"{case}{suffix}"),
+            ):
+                if os.path.isfile(path):
+                    return path
         return None
 
     def canned(self, case: str, condition: str) -> str | None:
@@ -138,5 +205,5 @@ def _read_text(path: str) -> str:
 
 
 def _failed(message: str) -> ProviderResult:
-    # A missing or unreadable answer is the suite's configuration, never the agent's failure.
+    # A missing, unreadable or malformed stub is the suite's configuration, never the agent's failure.
     return ProviderResult(ok=False, trace=Trace(), error_class="environment-error", error_message=message)

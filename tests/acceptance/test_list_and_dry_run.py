@@ -119,6 +119,17 @@ def test_dry_run_json_has_stable_keys_and_filters(suite_dir: Callable[[dict[str,
     assert {"lane", "case_id", "condition", "provider", "trial", "fingerprint"} <= set(doc["items"][0]["id"])
 
 
+def test_run_json_without_dry_run_is_refused_before_anything_runs(
+    suite_dir: Callable[[dict[str, str]], Path],
+) -> None:
+    root = suite_dir(SUITE)
+    proc = run_cli("run", "--suite", str(root), "--json", "--provider", "stub", cwd=root.parent)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("skillgym: error: run --json prints the plan as JSON and needs --dry-run;")
+    assert proc.stdout == ""
+    assert not (root.parent / "runs").exists()
+
+
 def test_unknown_lane_condition_case_or_provider_exit_2_listing_valid_ones(
     suite_dir: Callable[[dict[str, str]], Path],
 ) -> None:

@@ -61,7 +61,7 @@ def test_condition() -> None:
         origin=at("condition"),
     )
     assert bare == Condition(id="none", origin=at("bare"))
-    assert suite.conditions == (declared, bare)
+    assert suite.conditions == (bare, declared)  # "none" replaces the default in its place; the other adds
 
 
 def test_workspace_preset() -> None:

@@ -305,6 +305,11 @@ def custom_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
             def leave(ctx, config):
                 raise SystemExit(3)
 
+            def typed(ctx, config):
+                paths = (ctx.workspace, ctx.trial_dir, ctx.suite_root, ctx.fixture_log_dir, ctx.tmux_tmpdir)
+                kinds = sorted({type(p).__name__ for p in paths})
+                return (ctx.workspace / "there.txt").exists(), f"{kinds} {sorted(ctx.env)} {ctx.provider_ok}"
+
             def stuck(ctx, config):
                 import time
                 time.sleep(10)
@@ -315,6 +320,14 @@ def custom_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     )
     monkeypatch.syspath_prepend(str(tmp_path / "mods"))
     return name
+
+
+async def test_a_custom_verifier_gets_paths_as_path_objects(make_ctx: MakeCtx, custom_module: str) -> None:
+    ctx = make_ctx()
+    (Path(ctx.workspace) / "there.txt").write_text("x", encoding="utf-8")
+    outcome = await run_verifier(CustomVerifier(id="t", target=f"{custom_module}:typed"), ctx)
+    assert outcome.passed, outcome.message
+    assert outcome.message.startswith("['PosixPath'] ")
 
 
 async def test_custom_verifiers(make_ctx: MakeCtx, custom_module: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -92,3 +93,62 @@ async def test_an_unsafe_condition_id_is_refused_even_for_a_cached_case(
     assert not result.ok
     assert result.error_message is not None
     assert "cannot be used as a file name" in result.error_message
+
+
+def _trace_lines(*events: dict[str, object]) -> str:
+    return "".join(json.dumps(event) + "\n" for event in events)
+
+
+async def test_an_execution_trace_stub_is_reenacted_in_the_workspace(
+    suite_root: Path, tmp_path: Path
+) -> None:
+    write = {"file_path": "result.md", "content": "written by the stub\n"}
+    canned(
+        suite_root,
+        "hello-prompt.jsonl",
+        _trace_lines(
+            {"type": "tool_call", "name": "Write", "input": json.dumps(write)},
+            {
+                "type": "tool_call",
+                "name": "Bash",
+                "command": "echo $SKILLGYM_TRIAL_ID > id.txt",
+                "exit_code": 0,
+            },
+            {"type": "result", "text": "done"},
+        ),
+    )
+    canned(suite_root, "hello-prompt.md", "the text answer loses to the trace in this lane")
+    req = request(tmp_path)
+    result = await StubProvider(suite_root).invoke(req)
+    assert result.ok, result.error_message
+    workspace = Path(req.workspace)
+    assert (workspace / "result.md").read_text() == "written by the stub\n"
+    assert (workspace / "id.txt").read_text() == "t-1\n"  # really run, in the trial's env
+    assert result.trace.final_text == "done"
+    assert [c.exit_code for c in result.trace.tool_calls] == [None, 0]
+
+
+async def test_a_condition_trace_stub_wins_and_prompt_trials_ignore_traces(
+    suite_root: Path, tmp_path: Path
+) -> None:
+    canned(suite_root, "hello-prompt.jsonl", _trace_lines({"type": "result", "text": "any condition"}))
+    canned(suite_root, "hello-prompt/stale.jsonl", _trace_lines({"type": "result", "text": "stale only"}))
+    canned(suite_root, "hello-prompt.md", "a text answer")
+    provider = StubProvider(suite_root)
+    stale = await provider.invoke(request(tmp_path, condition="stale"))
+    other = await provider.invoke(request(tmp_path, condition="none"))
+    prompt = await provider.invoke(request(tmp_path, lane="prompt"))
+    assert (stale.trace.final_text, other.trace.final_text) == ("stale only", "any condition")
+    assert prompt.trace.final_text == "a text answer"
+
+
+async def test_a_trace_stub_that_does_not_parse_fails_naming_the_line(
+    suite_root: Path, tmp_path: Path
+) -> None:
+    canned(suite_root, "hello-prompt.jsonl", _trace_lines({"type": "tool_call", "command": "ls"}))
+    result = await StubProvider(suite_root).invoke(request(tmp_path))
+    assert not result.ok
+    assert result.error_class == "provider-error"
+    assert result.error_message is not None
+    assert "stubs/hello-prompt.jsonl is not a skillgym-trace: line 1" in result.error_message
+    assert "`name`" in result.error_message

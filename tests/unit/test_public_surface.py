@@ -54,6 +54,9 @@ EXPECTED = {
     "SkillInstall",
     "WorkflowCheck",
     "WorkspacePreset",
+    "CheckOutcome",
+    "VerifierContext",
+    "replace_default_conditions",
 }
 
 

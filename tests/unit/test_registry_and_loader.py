@@ -71,20 +71,52 @@ def test_default_conditions_follow_the_declared_skills() -> None:
     skills = (Skill(name="a", path="skills/a", stub="stub.md"), Skill(name="b", path="skills/b"))
     conditions = {c.id: c for c in default_conditions(skills)}
     assert list(conditions) == ["none", "self-load", "preloaded"]  # no stale material: no stale condition
-    assert [i.name for i in conditions["self-load"].install] == ["a", "b"]
+    assert [(i.name, i.source) for i in conditions["self-load"].install] == [
+        ("a", "skills/a"),
+        ("b", "skills/b"),
+    ]
     assert conditions["self-load"].inject == ("stub.md",)
     assert conditions["preloaded"].inject == ("skills/a/SKILL.md", "skills/b/SKILL.md")
-    with_stale = default_conditions((Skill(name="a", path="skills/a", stale="old.md"),))
+    # The oracle gets the folders too, so the scripts SKILL.md names exist.
+    assert conditions["preloaded"].install == conditions["self-load"].install
+    assert conditions["none"].install == () and conditions["none"].inject == ()
+    with_stale = default_conditions(
+        (Skill(name="a", path="skills/a", stale="old.md"), Skill(name="b", path="b"))
+    )
     assert with_stale[-1].id == "stale" and with_stale[-1].inject == ("old.md",)
+    # The folder, then the stale text over its SKILL.md; a skill without stale material is not installed.
+    assert [(i.name, i.source) for i in with_stale[-1].install] == [("a", "skills/a"), ("a", "old.md")]
 
 
-def test_explicit_conditions_replace_the_defaults_and_cases_get_them_all() -> None:
+def test_declared_conditions_add_to_the_defaults_or_replace_the_one_they_name() -> None:
     registry = Registry()
-    registry.add_condition(Condition(id="plain"))
+    registry.add_skill(Skill(name="a", path="skills/a", stale="old.md"))
     registry.add_condition(Condition(id="hinted", inject_text="Use the skill."))
+    registry.add_condition(Condition(id="preloaded", inject_text="my own oracle"))
     registry.add_case(_case("c"))
     suite = registry.build("root")
-    assert suite.cases[0].conditions == ("plain", "hinted")
+    assert suite.cases[0].conditions == ("none", "self-load", "preloaded", "stale", "hinted")
+    assert {c.id: c for c in suite.conditions}["preloaded"].inject_text == "my own oracle"
+
+
+def test_replace_default_conditions_keeps_only_the_declared_ones_and_rolls_back() -> None:
+    registry = Registry()
+    registry.add_skill(Skill(name="a", path="skills/a"))
+    registry.add_condition(Condition(id="plain"))
+    mark = registry.mark()
+    registry.replace_default_conditions("suite.py:3")
+    registry.add_case(_case("c"))
+    assert registry.build("root").cases[0].conditions == ("plain",)
+    registry.rollback(mark)  # the file that called it failed to load: the defaults are back
+    assert [c.id for c in registry.build("root").conditions] == ["none", "self-load", "preloaded", "plain"]
+
+
+def test_replace_default_conditions_without_a_condition_fails_to_load() -> None:
+    registry = Registry()
+    registry.replace_default_conditions("evals/suite.py:4")
+    with pytest.raises(CollectionError) as info:
+        registry.build("root")
+    assert str(info.value).startswith("evals/suite.py:4: replace_default_conditions() drops the default")
 
 
 def test_unknown_references_are_all_reported_with_origin() -> None:
