@@ -124,8 +124,10 @@ class StubProvider:
         return ProviderResult(ok=True, trace=trace, warnings=warnings)
 
     def missing_material(self, trials: Sequence[TrialId]) -> list[str]:
-        """One line per case/condition of ``trials`` with no stub, or with one outside the suite."""
+        """One line per case/condition of ``trials`` with no stub, or with one outside the suite, and one
+        per trace stub that does not parse."""
         problems: list[str] = []
+        parsed: set[str] = set()  # a trace stub serves every condition: parsed once
         base = Path(self._root).parent.resolve()
         for lane, case, condition in dict.fromkeys((t.lane, t.case_id, t.condition) for t in trials):
             try:
@@ -152,6 +154,15 @@ class StubProvider:
                     f"{base}; skillgym does not follow links out of the suite: copy the file into the suite "
                     "or point the link inside it"
                 )
+            elif path.endswith(".jsonl") and path not in parsed:
+                parsed.add(path)
+                try:
+                    with open(path, "rb") as lines:
+                        parse_trace_stream(lines)
+                except StreamParseError as exc:
+                    problems.append(f"stub {path} is not a skillgym-trace: {exc}")
+                except OSError as exc:
+                    problems.append(f"stub provider cannot read {path}: {exc.strerror or exc}")
         return problems
 
     def source(self, lane: str, case: str, condition: str) -> str | None:

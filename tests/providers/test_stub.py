@@ -148,7 +148,7 @@ async def test_a_trace_stub_that_does_not_parse_fails_naming_the_line(
     canned(suite_root, "hello-prompt.jsonl", _trace_lines({"type": "tool_call", "command": "ls"}))
     result = await StubProvider(suite_root).invoke(request(tmp_path))
     assert not result.ok
-    assert result.error_class == "provider-error"
+    assert result.error_class == "environment-error"  # the suite's stub, not the agent
     assert result.error_message is not None
     assert "stubs/hello-prompt.jsonl is not a skillgym-trace: line 1" in result.error_message
     assert "`name`" in result.error_message

@@ -340,6 +340,16 @@ CORPUS: dict[str, Bad] = {
         RUN,
         ("workspace preset 't' template", "templates/gone", "does not exist"),
     ),
+    "trace-stub-that-does-not-parse": Bad(
+        {
+            "bad.py": execution_case(
+                'c.category("s")\nc.task("t")\nwith c.assertions() as a:\n    a.file_exists("x")'
+            ),
+            "stubs/bad.jsonl": '{"type": "tool_call", "command": "ls"}\n',
+        },
+        (*RUN, "--condition", "none", "--case", "bad"),
+        ("stubs/bad.jsonl is not a skillgym-trace: line 1",),
+    ),
     "missing-stub": Bad(
         {
             "other.py": prompt_case(
