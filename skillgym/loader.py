@@ -27,14 +27,16 @@ DATA_DIRS = frozenset({"fixtures", "skills", "cassettes", "templates", "__pycach
 _MODULE_PREFIX = "_skillgym_suite"
 TIMEOUT_ENV = "SKILLGYM_LOAD_TIMEOUT_S"
 DEFAULT_TIMEOUT_S = 60.0
+# After the timeout's raise, how long the import may take to unwind before the raise counts as swallowed.
+_SWALLOWED_AFTER_S = 0.05
 
 
 class _LoadTimeout(BaseException):
     """Raised into the import that is running when the load timeout fires.
 
-    A BaseException, so a case file's own ``except Exception`` does not swallow it; a bare ``except:``
-    would, so once the time is up it is raised again at every line the suite's code runs (see
-    ``_stop_every_line``) until it has left the case file.
+    A BaseException, so a case file's own ``except Exception`` does not swallow it. A bare ``except:``
+    would: when the import still runs shortly after the first raise, it is raised again, and at every
+    line the import runs from then on (see ``_stop_every_line``), until it has left the case file.
     """
 
 
@@ -156,10 +158,18 @@ def _deadline(seconds: float) -> Iterator[None]:
         return
 
     tracer = sys.gettrace()
+    fired = ended = False
 
     def expire(signum: int, frame: FrameType | None) -> None:
-        signal.signal(signal.SIGALRM, previous)  # one shot: restored even if the raise lands in cleanup
-        _stop_every_line(frame)
+        nonlocal fired
+        if ended:  # the load is over; the timer is being taken down
+            return
+        if fired:  # the first raise was swallowed (a bare except) and the import still runs
+            signal.signal(signal.SIGALRM, previous)
+            _stop_every_line(frame)
+        else:  # the first raise says where the import was; a second comes soon unless the load ends
+            signal.setitimer(signal.ITIMER_REAL, _SWALLOWED_AFTER_S)
+        fired = True
         raise _LoadTimeout
 
     started = time.monotonic()
@@ -169,8 +179,9 @@ def _deadline(seconds: float) -> Iterator[None]:
     try:
         yield
     finally:
-        sys.settrace(tracer)  # the tracer set when the time ran out goes; a debugger's comes back
+        ended = True
         signal.setitimer(signal.ITIMER_REAL, 0)
+        sys.settrace(tracer)  # the tracer set when the time ran out goes; a debugger's comes back
         signal.signal(signal.SIGALRM, previous)
         if outer[0]:  # an outer timer keeps its own schedule: what was left of it, less the load's time
             left = max(outer[0] - (time.monotonic() - started), 1e-6)
