@@ -91,10 +91,14 @@ def suite_path_problems(plan: Plan, suite: Suite) -> list[str]:
     conditions = {c.id: c for c in suite.conditions}
     for condition_id in plan.conditions:
         condition = conditions[condition_id]
+        named: set[str] = set()  # a file both installed and injected (stale material) is named once
         for item in condition.install:
             what = f"condition {condition.id!r} skill {item.name!r} source"
+            named.add(os.path.normpath(item.source))
             problems += _source_problems(root, item.source, what=what)
         for relative in condition.inject:
+            if os.path.normpath(relative) in named:
+                continue
             what = f"condition {condition.id!r} inject file"
             problems += _source_problems(root, relative, what=what, folder_ok=False)
     return list(dict.fromkeys(problems))

@@ -102,7 +102,7 @@ def test_every_problem_is_one_line_and_nothing_is_written(tmp_path: Path) -> Non
     assert len(lines) == 4, lines
     assert "workspace preset 'tpl' template" in lines[1] and "does not exist" in lines[1]
     assert "fixtures/_helper.py points to /etc/hostname" in lines[2]
-    assert "stub has nothing to play for case 'ask'" in lines[3] and "stubs/ask.md" in lines[3]
+    assert "stub has nothing to play for prompt case 'ask'" in lines[3] and "stubs/ask.md" in lines[3]
     assert sorted(p for p in tmp_path.rglob("*") if "__pycache__" not in p.parts) == [
         p for p in before if "__pycache__" not in p.parts
     ]
@@ -115,12 +115,12 @@ def test_dry_run_says_which_trials_the_provider_has_nothing_to_play_for(tmp_path
     assert code == 0, lines
     assert "total invocations: 2" in stdout
     assert lines == [
-        "skillgym: warning: a run would refuse this plan: stub has nothing to play for case 'ask' under "
-        "condition 'none': add evals/stubs/ask.md (or evals/stubs/ask/none.md for that condition only)"
+        "skillgym: warning: a run would refuse this plan: stub has nothing to play for prompt case 'ask' "
+        "under condition 'none': add evals/stubs/ask.md (or evals/stubs/ask/none.md for that condition only)"
     ]
     proc = run_cli("run", "--suite", str(root), "--provider", "stub", "--dry-run", "--json", cwd=root.parent)
     assert [p.split(":")[0] for p in json.loads(proc.stdout)["unplayable"]] == [
-        "stub has nothing to play for case 'ask' under condition 'none'"
+        "stub has nothing to play for prompt case 'ask' under condition 'none'"
     ]
 
 
