@@ -16,6 +16,7 @@ from .authoring import dogfood_case as dogfood_case
 from .authoring import execution_case as execution_case
 from .authoring import prompt_case as prompt_case
 from .authoring import replace_default_conditions as replace_default_conditions
+from .authoring import secret as secret
 from .authoring import skill as skill
 from .authoring import workspace_preset as workspace_preset
 from .custom_verifier import VerifierContext as VerifierContext
@@ -95,6 +96,7 @@ __all__ = (
     "fingerprint",
     "prompt_case",
     "replace_default_conditions",
+    "secret",
     "skill",
     "workspace_preset",
 )

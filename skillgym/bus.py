@@ -7,6 +7,9 @@ events; what is posted while it is full waits in the bus, in order, until a prod
 slow reporter slows the run instead of buffering it. A subscriber task takes what its stream holds in
 one go, and a subscriber with a ``flush()`` method has it awaited whenever its stream runs empty, before
 the task waits for more: a reporter may gather a batch's writes and make them there, in one go.
+
+Every event is scrubbed of the run's secrets as it is posted, before any subscriber sees it: the event
+log, every reporter and the console are only ever handed what may be shown.
 """
 
 from __future__ import annotations
@@ -15,13 +18,16 @@ import sys
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import Protocol, TextIO
+from typing import Protocol, TextIO, TypeVar
 
 import anyio
 from anyio.abc import TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from .events import Event, event_type
+from .redact import json_forms, scrub, scrub_struct
+
+_E = TypeVar("_E", bound=Event)
 
 # Small on purpose: a slow reporter applies backpressure to the runner instead of buffering a run. But
 # not smaller than what one round of trial workers posts between two turns of the reporters (64 workers
@@ -56,8 +62,10 @@ class _Outbox:
 class EventBus:
     """Broadcasts each event to every live subscriber; a subscriber that raises is reported and dropped."""
 
-    def __init__(self, tg: TaskGroup, *, errors: TextIO | None = None) -> None:
+    def __init__(self, tg: TaskGroup, *, errors: TextIO | None = None, secrets: tuple[str, ...] = ()) -> None:
         self._tg = tg
+        self._secrets = secrets
+        self._forms = json_forms(secrets)
         self._outboxes: dict[str, _Outbox] = {}
         self._errors = errors or sys.stderr
         self.failed: dict[str, str] = {}
@@ -73,10 +81,13 @@ class EventBus:
         if tick is not None:
             self._tg.start_soon(self._tick, subscriber, tick, name=f"reporter-tick:{subscriber.name}")
 
-    def post(self, event: Event) -> None:
-        """Send ``event`` to every live subscriber, without waiting (see ``room`` for backpressure)."""
+    def post(self, event: _E) -> _E:
+        """Send ``event``, scrubbed of the run's secrets, to every live subscriber, without waiting (see
+        ``room`` for backpressure); the event as sent."""
         if self._closed:
             raise RuntimeError("event posted to a closed bus")
+        if self._secrets:
+            event = scrub_struct(event, self._secrets, self._forms)
         for outbox in self._outboxes.values():
             if outbox.overflow:  # behind the events already waiting, never ahead of them
                 outbox.overflow.append(event)
@@ -87,6 +98,7 @@ class EventBus:
                 outbox.overflow.append(event)
             except anyio.BrokenResourceError:
                 pass  # its subscriber is being dropped: its task removes it before it can matter
+        return event
 
     async def room(self) -> None:
         """Wait while any subscriber is more than ``STREAM_BUFFER`` events behind."""
@@ -102,10 +114,11 @@ class EventBus:
                 except (anyio.BrokenResourceError, anyio.ClosedResourceError):
                     pass  # dropped, or the bus closed: its task takes what is left itself
 
-    async def publish(self, event: Event) -> None:
-        """``post`` then ``room``: one event, with backpressure."""
-        self.post(event)
+    async def publish(self, event: _E) -> _E:
+        """``post`` then ``room``: one event, with backpressure; the event as sent."""
+        sent = self.post(event)
         await self.room()
+        return sent
 
     async def close(self) -> None:
         """End of the run: each subscriber takes what it has, then finishes."""
@@ -150,7 +163,7 @@ class EventBus:
             await subscriber.finish()
         except Exception as exc:  # a broken reporter must not take the run down with it
             where = f"on {event_type(current)}" if current is not None else "while finishing"
-            message = f"{type(exc).__name__}: {exc}"
+            message = scrub(f"{type(exc).__name__}: {exc}", self._secrets)  # it may quote the event
             self.failed[subscriber.name] = message
             self._errors.write(
                 f"skillgym: reporter {subscriber.name!r} failed {where} ({message}); dropped\n"
@@ -171,18 +184,22 @@ class EventBus:
                 try:
                     await tick()
                 except Exception as exc:
-                    self.failed[subscriber.name] = f"{type(exc).__name__}: {exc}"
+                    said = scrub(str(exc), self._secrets)
+                    self.failed[subscriber.name] = f"{type(exc).__name__}: {said}"
                     self._errors.write(
-                        f"skillgym: reporter {subscriber.name!r} failed on tick ({exc}); dropped\n"
+                        f"skillgym: reporter {subscriber.name!r} failed on tick ({said}); dropped\n"
                     )
                     return
 
 
 @asynccontextmanager
-async def running_bus(*subscribers: Subscriber) -> AsyncIterator[EventBus]:
-    """A bus whose subscribers run in their own task group; leaving closes and drains them all."""
+async def running_bus(*subscribers: Subscriber, secrets: tuple[str, ...] = ()) -> AsyncIterator[EventBus]:
+    """A bus whose subscribers run in their own task group; leaving closes and drains them all.
+
+    ``secrets``: the values scrubbed from every event posted (see ``redact.suite_secrets``).
+    """
     async with anyio.create_task_group() as tg:
-        bus = EventBus(tg)
+        bus = EventBus(tg, secrets=secrets)
         for subscriber in subscribers:
             bus.subscribe(subscriber)
         try:

@@ -23,7 +23,7 @@ from .plan_paths import PlanPathError, material_problems, plan_providers, suite_
 from .plugins import PROVIDERS, REPORTERS, SANDBOXES
 from .providers.base import ProviderSettings
 from .reasons import error_reasons
-from .redact import redact_env, secret_values
+from .redact import redact_env, scrub, scrub_struct, secret_values, suite_secrets
 from .sandboxes.base import DEFAULT_SANDBOX, NETWORKS, UNSANDBOXED_WARNING
 from .snapshots.commands import (
     add_run_flags,
@@ -176,7 +176,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return snapshots_command(args, out, err, run_suite=main)
         return _run(args, out)
     except SkillgymError as exc:
-        err.print(f"skillgym: error: {exc}", markup=False)
+        # The user's own secrets, at least: a message can quote what the user typed or had set.
+        err.print(f"skillgym: error: {scrub(str(exc), secret_values(os.environ))}", markup=False)
         return exc.exit_code
     except KeyboardInterrupt:
         err.print("skillgym: interrupted", markup=False)
@@ -308,7 +309,8 @@ def _run(args: argparse.Namespace, out: Console) -> int:
         if problems:
             raise PlanPathError(problems + unplayable)
         # The plan is still worth seeing when only the provider's material is missing: it says which.
-        _print_plan(plan, out, as_json=args.json, unplayable=unplayable)
+        secrets = suite_secrets(suite, secret_values(os.environ))
+        _print_plan(plan, out, as_json=args.json, secrets=secrets, unplayable=unplayable)
         return ExitCode.OK
     # The engine is imported only when a run really starts: `list` and `--dry-run` stay fast.
     from .launch import build_reporters, run_dir_of, start_run
@@ -437,8 +439,11 @@ def _redacted(preset: WorkspacePreset) -> WorkspacePreset:
     )
 
 
-def _print_plan(plan: Plan, out: Console, *, as_json: bool, unplayable: Sequence[str] = ()) -> None:
+def _print_plan(
+    plan: Plan, out: Console, *, as_json: bool, secrets: tuple[str, ...], unplayable: Sequence[str] = ()
+) -> None:
     plan = msgspec.structs.replace(plan, presets=tuple(_redacted(p) for p in plan.presets))
+    plan = scrub_struct(plan, secrets)  # a secret under a harmless name, or marked with skillgym.secret()
     if as_json:
         doc = msgspec.to_builtins(plan)
         doc["dry_run"] = True

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import types
+from collections.abc import Iterable
 from typing import Any, Union, get_args, get_origin
 
 import blake3
 import msgspec
 
 from .model import Case, DogfoodCase, ExecutionCase, PromptCase
+from .redact import REDACTED, json_forms
 
 # Changing the context (or the excluded fields) changes every fingerprint: bump the version when you do.
 _CONTEXT = "skillgym 2026-11 case fingerprint v1"
@@ -99,8 +101,20 @@ def _strip(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def canonical_bytes(case: Case) -> bytes:
-    """The deterministic encoding the fingerprint is taken over (useful to explain a change)."""
+def canonical_bytes(case: Case, *, secrets: Iterable[str] = ()) -> bytes:
+    """The deterministic encoding the fingerprint is taken over (useful to explain a change).
+
+    Each of ``secrets`` (the values marked with ``skillgym.secret()``) stands there as a placeholder: a
+    stored fingerprint cannot confirm a guessed secret, and rotating a credential leaves it as it was.
+    """
+    encoded = _canonical(case)
+    if secrets:
+        for form in json_forms(secrets):
+            encoded = encoded.replace(form, REDACTED.encode())
+    return encoded
+
+
+def _canonical(case: Case) -> bytes:
     try:
         decoder = (
             _to_view if any(getattr(case, f, None) is not None for f in HASHED_WHEN_SET) else _to_view_unset
@@ -111,9 +125,9 @@ def canonical_bytes(case: Case) -> bytes:
     return _encoder.encode(view)
 
 
-def fingerprint(case: Case) -> str:
-    """The full hex BLAKE3 digest (derive-key mode) of ``canonical_bytes(case)``."""
-    return blake3.blake3(canonical_bytes(case), derive_key_context=_CONTEXT).hexdigest()
+def fingerprint(case: Case, *, secrets: Iterable[str] = ()) -> str:
+    """The full hex BLAKE3 digest (derive-key mode) of ``canonical_bytes(case, secrets=secrets)``."""
+    return blake3.blake3(canonical_bytes(case, secrets=secrets), derive_key_context=_CONTEXT).hexdigest()
 
 
 def short(digest: str) -> str:

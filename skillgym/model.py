@@ -323,3 +323,4 @@ class Suite(Data, frozen=True, kw_only=True):
     skills: tuple[Skill, ...] = ()
     fixtures: tuple[Fixture, ...] = ()
     anti_patterns: tuple[AntiPatternRule, ...] = ()
+    secrets: tuple[str, ...] = ()  # the values the suite marked with skillgym.secret(), in order

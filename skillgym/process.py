@@ -19,6 +19,7 @@ from .childio import Child, Sink
 from .errors import SkillgymError
 from .lifeline import LIFELINE
 from .model import Data
+from .redact import ByteScrubber
 
 _MIB: Final = 1024 * 1024
 # Lines handed to `on_stdout_line` are at most this long, so one endless line cannot grow memory.
@@ -79,6 +80,7 @@ async def run_process(
     max_capture_bytes: int = 16 * _MIB,
     max_file_bytes: int = 64 * _MIB,
     on_stdout_line: LineCallback | None = None,
+    secrets: Iterable[str] = (),
 ) -> ProcessResult:
     """Run ``argv`` (never through a shell) in its own process group and return how it ended.
 
@@ -86,6 +88,9 @@ async def run_process(
     ``stderr_path`` (up to ``max_file_bytes`` each) and kept in memory up to ``max_capture_bytes`` each.
     ``on_stdout_line`` gets each stdout line without its newline (longer lines in ``MAX_LINE_BYTES``
     pieces), called on the event loop as output arrives. ``env`` is the child's whole environment.
+    Each of ``secrets`` is replaced in the files as the output streams in, so it never reaches the disk
+    whatever the size; the in-memory head and the lines are the child's own bytes (a caller scrubs what it
+    keeps of them).
 
     When the child exits, the deadline passes, or the caller is cancelled, the whole process group is
     killed (SIGTERM, up to 2 s grace, SIGKILL), so nothing the child started in its group survives the
@@ -112,8 +117,9 @@ async def run_process(
             None if path is None else files.enter_context(open(path, "wb", buffering=0))
             for path in (stdout_path, stderr_path)
         )
-        stdout = _Output(out_file, max_capture_bytes, max_file_bytes)
-        stderr = _Output(err_file, max_capture_bytes, max_file_bytes)
+        secrets = tuple(secrets)
+        stdout = _Output(out_file, max_capture_bytes, max_file_bytes, secrets)
+        stderr = _Output(err_file, max_capture_bytes, max_file_bytes, secrets)
         lines = _LineSplitter(MAX_LINE_BYTES) if on_stdout_line is not None else None
 
         def take_stdout(chunk: bytes) -> None:
@@ -145,6 +151,8 @@ async def run_process(
                     with anyio.move_on_after(_AFTER_KILL_S):
                         await process.exited()
                 LIFELINE.release(process.pid)
+            stdout.finish()  # what each scrubber still held back
+            stderr.finish()
         duration_s = time.monotonic() - started
     returncode = process.returncode
     return ProcessResult(
@@ -262,15 +270,22 @@ async def kill_pids(pids: Iterable[int], grace_s: float = 2.0) -> list[int]:
 class _Output:
     """Private accumulator for one output stream: a bounded in-memory head, a capped file and counts."""
 
-    __slots__ = ("_file", "_max_capture", "_max_file", "dropped", "file_bytes", "head", "seen")
+    __slots__ = ("_file", "_max_capture", "_max_file", "_scrubber", "dropped", "file_bytes", "head", "seen")
 
-    def __init__(self, file: BinaryIO | None, max_capture_bytes: int, max_file_bytes: int) -> None:
+    def __init__(
+        self,
+        file: BinaryIO | None,
+        max_capture_bytes: int,
+        max_file_bytes: int,
+        secrets: tuple[str, ...] = (),
+    ) -> None:
         self._file = file
         self._max_capture = max_capture_bytes
         self._max_file = max_file_bytes
+        self._scrubber = ByteScrubber(secrets) if secrets and file is not None else None
         self.head = bytearray()
         self.seen = 0
-        self.file_bytes = 0
+        self.file_bytes = 0  # of the child's output, before scrubbing: what the cap counts
         self.dropped = False
 
     def take(self, chunk: bytes) -> None:
@@ -285,10 +300,17 @@ class _Output:
         part = chunk if len(chunk) <= room else chunk[: max(room, 0)]
         self.dropped = self.dropped or len(part) < len(chunk)
         if part:
+            self.file_bytes += len(part)
+            if self._scrubber is not None:
+                part = self._scrubber.feed(part)
             # Written here, not in a worker thread: appending a chunk to the page cache takes
             # microseconds, less than the hand-off to a thread and back.
             _append(self._file, part)
-            self.file_bytes += len(part)
+
+    def finish(self) -> None:
+        """Write what the scrubber held back at the end of the stream."""
+        if self._scrubber is not None and self._file is not None:
+            _append(self._file, self._scrubber.finish())
 
 
 class _LineSplitter:

@@ -31,7 +31,7 @@ _T = TypeVar("_T", Case, Condition, WorkspacePreset, Skill, AntiPatternRule)
 class Mark(msgspec.Struct, frozen=True):
     """A registry position to roll back to when a suite file fails to load."""
 
-    sizes: tuple[int, int, int, int, int]
+    sizes: tuple[int, int, int, int, int, int]
     replace_defaults: str | None = None
 
 
@@ -47,9 +47,10 @@ class Registry:
         # Where ``replace_default_conditions()`` was called, or None: the declared conditions then are
         # the suite's only ones, instead of adding to (or replacing by id) the default conditions.
         self._replace_defaults: str | None = None
+        self._secrets: dict[str, None] = {}  # the values marked with skillgym.secret(), in order
 
     def _tables(self) -> tuple[dict[str, Any], ...]:
-        return self._cases, self._conditions, self._presets, self._skills, self._anti_patterns
+        return self._cases, self._conditions, self._presets, self._skills, self._anti_patterns, self._secrets
 
     @staticmethod
     def _add(table: dict[str, _T], kind: str, key: str, item: _T) -> None:
@@ -82,13 +83,21 @@ class Registry:
     def add_anti_pattern(self, rule: AntiPatternRule) -> None:
         self._add(self._anti_patterns, "anti-pattern rule", rule.id, rule)
 
+    def add_secret(self, value: str) -> None:
+        self._secrets[value] = None
+
     @property
     def cases(self) -> tuple[Case, ...]:
         return tuple(self._cases.values())
 
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """The values marked secret so far (a case's fingerprint is taken without them)."""
+        return tuple(self._secrets)
+
     def mark(self) -> Mark:
-        a, b, c, d, e = (len(t) for t in self._tables())
-        return Mark(sizes=(a, b, c, d, e), replace_defaults=self._replace_defaults)
+        a, b, c, d, e, f = (len(t) for t in self._tables())
+        return Mark(sizes=(a, b, c, d, e, f), replace_defaults=self._replace_defaults)
 
     def rollback(self, mark: Mark) -> None:
         """Forget everything registered since ``mark`` (dicts keep insertion order)."""
@@ -118,6 +127,7 @@ class Registry:
             skills=tuple(self._skills.values()),
             fixtures=fixtures,
             anti_patterns=tuple(self._anti_patterns.values()),
+            secrets=tuple(self._secrets),
         )
 
     def _effective_conditions(self) -> tuple[Condition, ...]:

@@ -40,7 +40,7 @@ from .model import Case, Data, Lane, Suite
 from .plan import Plan, WorkItem
 from .providers import ProviderSettings, make_provider
 from .providers.base import Detection, Provider
-from .redact import scrub
+from .redact import MIN_SECRET_LENGTH, scrub, scrub_struct, suite_secrets
 from .results import TrialResult
 from .sandboxes.base import DEFAULT_SANDBOX, Network, SandboxBackend, SandboxUnavailable, make_backend
 from .slots import AgentSlots
@@ -289,10 +289,12 @@ async def execute(
         ) from exc
     with claim_run_dir(run_dir), _signal_handlers_restored():
         run = run_context(plan, suite, options, providers, run_id=run_id, run_dir=run_dir, sandbox=sandbox)
+        secrets = run.settings.secrets
         start = msgspec.structs.replace(run_start(run, resumed=bool(done)), notes=notes)
+        start = scrub_struct(start, secrets)  # run.json is written before the bus, which scrubs the rest
         _write_run_json(run_dir, start)
         t0 = time.monotonic()
-        async with running_bus(*subscribers) as bus:
+        async with running_bus(*subscribers, secrets=secrets) as bus:
             await bus.publish(start)
             brackets = Brackets(plan, bus, run_id)
             await replay_kept(run, done, brackets, bus)
@@ -338,7 +340,7 @@ def run_context(
         injected=injected_texts(suite, plan),
         keep_workspaces=options.keep_workspaces,
         record=options.record,
-        secrets=options.secrets,
+        secrets=suite_secrets(suite, (*options.secrets, *provider_credentials(providers))),
         sandbox=sandbox or make_backend("none"),
         network=options.network,
         sandbox_writable=options.sandbox_writable,
@@ -353,6 +355,12 @@ def run_context(
         cases={c.id: c for c in suite.cases},
         settings=settings,
     )
+
+
+def provider_credentials(providers: dict[str, Provider]) -> tuple[str, ...]:
+    """The values of the credentials the providers pass to their agents, whatever their names."""
+    names = {key for p in providers.values() for key in getattr(p, "credentials", ())}
+    return tuple(v for k in sorted(names) if len(v := os.environ.get(k, "")) >= MIN_SECRET_LENGTH)
 
 
 def run_start(run: RunContext, *, resumed: bool) -> RunStart:
@@ -534,8 +542,7 @@ async def finish(
         snapshots=part.snapshots,
         notes=part.notes,
     )
-    await bus.publish(end)
-    return end
+    return await bus.publish(end)
 
 
 class _Stop:

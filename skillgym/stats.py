@@ -7,15 +7,13 @@ import math
 import random
 import statistics
 from collections.abc import Sequence
-from typing import Final, Literal
+from typing import Final
 
 import msgspec
 
 # A fixed default so two reports over the same trials print the same intervals.
 DEFAULT_SEED: Final = 20_240_601
 DEFAULT_RESAMPLES: Final = 2000
-
-Verdict = Literal["improved", "regressed", "inconclusive"]
 
 
 class Interval(msgspec.Struct, frozen=True, kw_only=True):
@@ -35,18 +33,6 @@ class Summary(msgspec.Struct, frozen=True, kw_only=True):
     low: float
     high: float
     iqr: float
-
-
-class Comparison(msgspec.Struct, frozen=True, kw_only=True):
-    name: str
-    n_pairs: int
-    mean_diff: float | None
-    interval: Interval | None
-    wins: int
-    ties: int
-    losses: int
-    p_value: float | None
-    verdict: Verdict
 
 
 def contains_zero(interval: Interval) -> bool:
@@ -269,6 +255,9 @@ def clustered_bootstrap_mean(
 ) -> Interval | None:
     """Percentile bootstrap for the mean of per-case means, resampling whole cases with replacement.
 
+    Too narrow at a handful of cases: the report uses score_intervals instead, and benchmarks/coverage.py
+    keeps this as the method it measures that against.
+
     The case is the unit: trials of one case are correlated, so resampling trials would overstate
     the evidence, and averaging case means weights every case equally however many trials it ran.
     """
@@ -307,73 +296,14 @@ def paired_bootstrap_diff(
     level: float = 0.95,
     seed: int = DEFAULT_SEED,
 ) -> Interval | None:
-    """Percentile bootstrap for the mean of (treatment - control), resampling pairs."""
+    """Percentile bootstrap for the mean of (treatment - control), resampling pairs.
+
+    Too narrow at a handful of pairs, and a point when every pair differs alike: the report uses
+    score_intervals.paired_lift_interval instead (benchmarks/coverage.py compares the two).
+    """
     diffs = [treatment - control for treatment, control in pairs]
     _check_finite(diffs, "differences")
     return _bootstrap_mean(diffs, resamples, level, seed)
-
-
-def sign_test_p(wins: int, losses: int) -> float:
-    """Two-sided exact binomial sign test of wins against losses at p = 1/2 (ties already dropped)."""
-    if wins < 0 or losses < 0:
-        raise ValueError(f"wins and losses must be non-negative; found wins={wins}, losses={losses}")
-    n = wins + losses
-    if n == 0:
-        return 1.0
-    tail = sum(math.comb(n, i) for i in range(min(wins, losses) + 1))
-    # Exact integer ratio: the doubled tail is correctly rounded even for thousands of pairs.
-    return min(1.0, 2 * tail / (1 << n))
-
-
-def mcnemar_exact_p(b: int, c: int) -> float:
-    """Two-sided exact McNemar test: a binomial test on the b and c discordant pairs at p = 1/2."""
-    if b < 0 or c < 0:
-        raise ValueError(f"discordant counts must be non-negative; found b={b}, c={c}")
-    return sign_test_p(b, c)
-
-
-def compare_paired(
-    name: str,
-    pairs: Sequence[tuple[float, float]],
-    *,
-    tie_tolerance: float = 1e-9,
-    resamples: int = DEFAULT_RESAMPLES,
-    level: float = 0.95,
-    seed: int = DEFAULT_SEED,
-) -> Comparison:
-    """Compare treatment with control over paired cases and give a verdict only the interval supports.
-
-    A single pair always reads "inconclusive": its bootstrap interval is a point, and treating a
-    point as evidence is how a predecessor reported any --trials 1 delta as "improved". Interval
-    bounds within tie_tolerance of zero count as touching zero, so float noise is never a verdict.
-    A bootstrap over a handful of pairs is too narrow, so a verdict also needs the exact sign test
-    to reject "no difference" at the same level: two or three agreeing cases stay "inconclusive".
-    """
-    if tie_tolerance < 0.0:
-        raise ValueError(f"tie_tolerance must be non-negative; found {tie_tolerance!r}")
-    diffs = [treatment - control for treatment, control in pairs]
-    _check_finite(diffs, f"{name} differences")
-    wins = sum(1 for d in diffs if d > tie_tolerance)
-    losses = sum(1 for d in diffs if d < -tie_tolerance)
-    interval = paired_bootstrap_diff(pairs, resamples, level, seed)
-    p_value = sign_test_p(wins, losses) if diffs else None
-    verdict: Verdict = "inconclusive"
-    if interval is not None and p_value is not None and p_value < 1.0 - level:
-        if interval.low > tie_tolerance:
-            verdict = "improved"
-        elif interval.high < -tie_tolerance:
-            verdict = "regressed"
-    return Comparison(
-        name=name,
-        n_pairs=len(diffs),
-        mean_diff=fmean(diffs) if diffs else None,
-        interval=interval,
-        wins=wins,
-        ties=len(diffs) - wins - losses,
-        losses=losses,
-        p_value=p_value,
-        verdict=verdict,
-    )
 
 
 def median(values: Sequence[float]) -> float:

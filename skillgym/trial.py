@@ -30,7 +30,7 @@ from .plan import WorkItem
 from .prompts import build_prompt
 from .providers.base import Provider, ProviderRequest, ProviderResult
 from .providers.cassette import cassette_candidates
-from .redact import redact_env, scrub, scrub_tree, with_secrets
+from .redact import redact_env, scrub, scrub_tree, scrubbed_json, with_secrets
 from .results import ErrorClass, Grade, Status, TrialPaths, TrialResult
 from .sandboxes.base import UNSANDBOXED, Network, SandboxBackend, SandboxUnavailable, TrialSandbox
 from .sandboxes.none import NoSandbox
@@ -46,7 +46,6 @@ from .workspaces import EnvironmentSetupError, TrialLayout, cleanup, hermetic_en
 DEADLINE_GRACE_S = 10.0
 
 _json = msgspec.json.Encoder()
-_result_decoder = msgspec.json.Decoder(TrialResult)
 
 Failure: TypeAlias = tuple[ErrorClass, str]
 
@@ -307,6 +306,7 @@ async def prepare_workspace(trial: Trial, provider: Provider) -> ProviderRequest
             skill_dirs=provider.skill_dirs,
             home_env=provider.home_env,
             sandbox=trial.sandbox,
+            secrets=trial.secrets,
             # The trial's folder and prompt.txt, from the worker thread that makes the workspace: on a
             # busy disk a mkdir can take a millisecond, and the loop runs the other trials meanwhile.
             first=functools.partial(
@@ -423,13 +423,9 @@ async def record(
 
 
 def _write_result(trial: Trial, result: TrialResult) -> TrialResult:
-    encoded = _json.encode(result)
-    secrets = trial.secrets
-    if secrets:
-        # Scrub the record itself, not just its file: the same object goes into events and reports,
-        # and grade reasons can quote whatever the agent printed.
-        encoded = scrub(encoded.decode(), secrets).encode()
-        result = _result_decoder.decode(encoded)
+    # Scrub the record itself, not just its file: the same object goes into events and reports, and grade
+    # reasons can quote whatever the agent printed.
+    result, encoded = scrubbed_json(result, trial.secrets)
     write_atomic(f"{trial.folder}{os.sep}result.json", encoded)
     return result
 
@@ -493,6 +489,7 @@ def _request(trial: Trial, *, cwd: str, record_path: str | None) -> ProviderRequ
         stderr_path=trial.layout.stderr,
         record_path=record_path,
         sandbox=trial.sandbox,
+        secrets=trial.secrets,
     )
 
 
@@ -584,10 +581,10 @@ def _write_files(
 
     # The files are named beside ``folder`` by concatenation: os.path.join cost a microsecond a call here.
     here = rel(folder)
-    encoded = _json.encode(trace or Trace())
     secrets = trial.secrets
-    write_atomic(f"{folder}{os.sep}trace.json", scrub(encoded.decode(), secrets) if secrets else encoded)
-    transcript = render_transcript(trial.item.id.key, trial.prompt, trace or Trace())
+    scrubbed, encoded = scrubbed_json(trace or Trace(), secrets)
+    write_atomic(f"{folder}{os.sep}trace.json", encoded)
+    transcript = render_transcript(trial.item.id.key, trial.prompt, scrubbed)
     write_atomic(f"{folder}{os.sep}transcript.md", scrub(transcript, secrets) if secrets else transcript)
     usage_path = None
     if usage is not None:

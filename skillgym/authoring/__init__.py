@@ -15,6 +15,7 @@ from .steps import StepBuilder as StepBuilder
 from .suite import anti_pattern as anti_pattern
 from .suite import condition as condition
 from .suite import replace_default_conditions as replace_default_conditions
+from .suite import secret as secret
 from .suite import skill as skill
 from .suite import workspace_preset as workspace_preset
 from .workflow import WorkflowBuilder as WorkflowBuilder
@@ -34,6 +35,7 @@ __all__ = (
     "execution_case",
     "prompt_case",
     "replace_default_conditions",
+    "secret",
     "skill",
     "workspace_preset",
 )

@@ -11,6 +11,7 @@ import msgspec
 
 from ..errors import DefinitionError
 from ..model import Pattern
+from ..redact import REDACTED, is_secret_key
 
 PatternLike: TypeAlias = str | re.Pattern[str]
 
@@ -156,8 +157,9 @@ def check_env(value: object, *, what: str, case_id: str | None, origin: str) -> 
                 origin=origin,
             )
         if "\x00" in item:
+            shown = REDACTED if is_secret_key(key) else repr(item)  # never a credential on the console
             raise DefinitionError(
-                f"{what}[{key!r}] is {item!r}, with a null byte, which no process environment can hold: "
+                f"{what}[{key!r}] is {shown}, with a null byte, which no process environment can hold: "
                 "remove it",
                 case_id=case_id,
                 origin=origin,

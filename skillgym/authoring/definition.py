@@ -85,8 +85,9 @@ def finalize(builder: CaseBuilder) -> Case:
     """Compile and validate the builder, set the fingerprint, register the case; the builder ends closed."""
     try:
         case = builder._compile()
-        case = msgspec.structs.replace(case, fingerprint=fingerprint(case))
-        current_registry().add_case(case)
+        registry = current_registry()
+        case = msgspec.structs.replace(case, fingerprint=fingerprint(case, secrets=registry.secrets))
+        registry.add_case(case)
     finally:
         builder._close()
     return case

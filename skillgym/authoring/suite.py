@@ -1,4 +1,4 @@
-"""Suite-level definitions: skills, conditions, workspace presets and suite-wide anti-pattern rules."""
+"""Suite-level definitions: skills, conditions, workspace presets, suite-wide anti-pattern rules, secrets."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from ..model import (
     WorkspaceMode,
     WorkspacePreset,
 )
+from ..redact import MIN_SECRET_LENGTH
 from ..registry import current_registry
 from .base import make_anti_pattern
 from .checks import (
@@ -176,3 +177,34 @@ def anti_pattern(
     rule = make_anti_pattern(rule_id, patterns, severity, description, suggested_fix, case_id=None, origin=at)
     current_registry().add_anti_pattern(rule)
     return rule
+
+
+def secret(value: str) -> str:
+    """Mark ``value`` secret and return it unchanged, to use anywhere a string goes (an env value, a task).
+
+    skillgym then scrubs it from every file of the run folder, every event and report, and the console,
+    whatever name it is given (``c.env({"HOST_AUTH": skillgym.secret(os.environ["MY_API_KEY"])})``), and
+    takes case fingerprints without it, so a rotated credential leaves them as they were. Values of
+    secret-looking keys (``*_TOKEN``, ``*_KEY``, ``*_SECRET``, ``*_PASSWORD``) are secrets without it.
+    """
+    at = caller_origin()
+    if not isinstance(value, str):
+        raise DefinitionError(
+            f"skillgym.secret() takes a string, got {type(value).__name__}; convert it with str()", origin=at
+        )
+    if len(value) < MIN_SECRET_LENGTH:
+        # Not shown: it is a secret. Too short to scrub from free text without mangling it.
+        raise DefinitionError(
+            f"skillgym.secret() was given a value of {len(value)} characters; skillgym scrubs values of "
+            f"{MIN_SECRET_LENGTH} or more (a shorter one appears innocently everywhere): pass the whole "
+            "credential, or leave it unmarked",
+            origin=at,
+        )
+    if "\x00" in value:
+        raise DefinitionError(
+            "skillgym.secret() was given a value with a null byte, which no process environment can hold: "
+            "remove it",
+            origin=at,
+        )
+    current_registry().add_secret(value)
+    return value

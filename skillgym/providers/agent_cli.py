@@ -21,7 +21,7 @@ import msgspec
 
 from ..errors import SkillgymError
 from ..process import ProcessResult, ProcessStartError, run_process
-from ..redact import REDACTED, secret_values
+from ..redact import REDACTED, scrub, with_secrets
 from ..results import ErrorClass
 from ..sandboxes.base import Network
 from ..trace import Trace
@@ -47,13 +47,15 @@ class AgentStopped(SkillgymError, RuntimeError):
 class CliRun(msgspec.Struct, frozen=True, kw_only=True):
     """What running an agent CLI produced; exactly one of ``process``, ``start_error``, ``stopped`` is set.
 
-    ``parse_error`` is the first stream line the parser rejected (later lines were not parsed).
+    ``parse_error`` is the first stream line the parser rejected (later lines were not parsed); ``lines``
+    counts the stdout lines the CLI printed, so a run that timed out without one is told from one that worked.
     """
 
     process: ProcessResult | None = None
     start_error: str | None = None
     stopped: str | None = None
     parse_error: str | None = None
+    lines: int = 0
 
 
 class CliFound(msgspec.Struct, frozen=True, kw_only=True):
@@ -263,8 +265,10 @@ async def run_cli(
     still ends normally; ``AgentStopped`` from ``feed`` kills the process group and ends the run early.
     """
     failed: list[StreamParseError] = []
+    seen = [0]
 
     def on_line(line: bytes) -> None:
+        seen[0] += 1
         if failed:
             return
         try:
@@ -283,12 +287,14 @@ async def run_cli(
             stdin_data=stdin,
             max_capture_bytes=CAPTURE_BYTES,
             on_stdout_line=on_line,
+            # Never on disk, however long the stream: the trial's secrets and what the CLI's env adds.
+            secrets=with_secrets(request.secrets, env),
         )
     except ProcessStartError as exc:
         return CliRun(start_error=str(exc))
     except AgentStopped as exc:
-        return CliRun(stopped=str(exc), parse_error=str(failed[0]) if failed else None)
-    return CliRun(process=process, parse_error=str(failed[0]) if failed else None)
+        return CliRun(stopped=str(exc), parse_error=str(failed[0]) if failed else None, lines=seen[0])
+    return CliRun(process=process, parse_error=str(failed[0]) if failed else None, lines=seen[0])
 
 
 def cli_failure(ran: CliRun, request: ProviderRequest, *, cli: str) -> tuple[ErrorClass, str] | None:
@@ -299,6 +305,14 @@ def cli_failure(ran: CliRun, request: ProviderRequest, *, cli: str) -> tuple[Err
         return "provider-error", ran.stopped
     process = ran.process
     assert process is not None
+    if process.timed_out and not ran.lines:
+        # Every supported CLI streams an event as soon as it starts a session: silence for the whole
+        # budget is a provider that never answered (a connection stall), not an agent that ran long.
+        return (
+            "provider-unavailable",
+            f"{cli} printed nothing within the case budget of {request.timeout_s:g}s: the provider never "
+            "answered (a connection stall or a hung CLI); its process group was killed",
+        )
     if process.timed_out:
         return (
             "timeout",
@@ -319,6 +333,9 @@ def record_stream(
 ) -> None:
     """--record: the raw stream (from stdout.txt) as a cassette; a failed run is recorded as failed."""
     assert request.record_path is not None
+    # Cassettes are committed with the suite, so a credential the agent echoed must not reach one.
+    known = with_secrets(request.secrets, request.env)
+    secrets = [s.encode() for s in known]
     meta = CassetteMeta(
         cassette=CASSETTE_VERSION,
         provider=provider,
@@ -331,10 +348,8 @@ def record_stream(
         fingerprint=request.id.fingerprint,
         recorded_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
         error_class=failure[0] if failure else None,
-        error_message=failure[1] if failure else None,
+        error_message=scrub(failure[1], known) if failure else None,
     )
-    # Cassettes are committed with the suite, so a credential the agent echoed must not reach one.
-    secrets = [s.encode() for s in secret_values(request.env)]
     write_cassette(Path(request.record_path), meta, _scrubbed(Path(request.stdout_path), secrets))
 
 

@@ -37,6 +37,8 @@ class ProviderRequest(Data, frozen=True, kw_only=True):
     stdout_path: str
     stderr_path: str
     record_path: str | None = None  # --record: where to save the raw stream as a cassette
+    # The trial's secrets, scrubbed from what the provider writes: its streams as they come, a cassette.
+    secrets: tuple[str, ...] = ()
     # Every process of the trial runs inside it: start them with ``sandbox.run`` (``run_process``'s twin).
     sandbox: TrialSandbox = UNSANDBOXED
 

@@ -115,6 +115,7 @@ class CommandProvider:
                 stderr_path=Path(request.stderr_path),
                 stdin_data=request.prompt.encode("utf-8"),
                 max_capture_bytes=MAX_STREAM_BYTES,
+                secrets=request.secrets,  # never on disk, however long the stream
             )
         except ProcessStartError as exc:
             return _failed("provider-unavailable", str(exc))

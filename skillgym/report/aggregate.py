@@ -10,21 +10,11 @@ import msgspec
 
 from ..events import Counts, RunStart
 from ..model import LANES, Data, Lane
+from ..paired import Comparison, compare_paired, mcnemar_exact_p
 from ..results import NOT_THE_AGENTS, TrialResult
+from ..score_intervals import bounded_mean_interval, suite_pass_interval
 from ..snapshots.model import SnapshotCheck
-from ..stats import (
-    Comparison,
-    Interval,
-    clip_interval,
-    clustered_pass_rate,
-    compare_paired,
-    fmean,
-    mcnemar_exact_p,
-    mean_interval,
-    pass_at_k,
-    pass_hat_k,
-    wilson_interval,
-)
+from ..stats import Interval, fmean, pass_at_k, pass_hat_k, wilson_interval
 from .tokens import TokenReport, build_token_report
 
 # 2: comparisons leave out trials that errored for reasons not the agent's (NOT_THE_AGENTS), and count the
@@ -32,7 +22,12 @@ from .tokens import TokenReport, build_token_report
 # case; case-level intervals are per lane, condition and provider instead of per lane, beside their own mean.
 # Still 2, with fields added (each with a default, so an earlier schema-2 report reads alike): a verdict that
 # timeouts and provider errors decide (it differs when they are left out) is inconclusive and says how many.
-REPORT_SCHEMA: Final = 2
+# 3: score-type intervals (none for one case or one graded trial, no Wilson interval without a trial for
+# verdicts); a case counts its timeouts, which are failures in every verdict, and only provider errors can
+# make a verdict inconclusive; baseline rows carry Fisher p-values and are flagged by Holm's step-down;
+# comparisons list their unpaired cases. An earlier report is read with its timeouts counted from its
+# failures.
+REPORT_SCHEMA: Final = 3
 GroupKey: TypeAlias = tuple[str, str, str, str]  # lane, case, condition, provider
 
 
@@ -79,11 +74,15 @@ class CaseStats(Data, frozen=True, kw_only=True):
     # What comparisons pair: passes over every trial but those errored for reasons not the agent's;
     # None when no such trial is left.
     pass_rate_for_verdicts: float | None
-    pass_interval: Interval | None  # Wilson, over every trial
+    # Wilson, over the trials for verdicts; None when there is none ("no usable trials").
+    pass_interval: Interval | None
     mean_score: float | None  # over graded trials
-    score_interval: Interval | None  # over graded trials, within [0, 1]
+    score_interval: Interval | None  # over graded trials, within [0, 1]; None below two of them
     pass_at_k: dict[str, float]
     pass_hat_k: dict[str, float]
+    # Of the errored trials, the timeouts: the agent ran out of time while it worked (a provider that never
+    # answered is provider-unavailable instead), so they are failures like any other in every verdict.
+    timeouts: int = 0
 
     @property
     def graded(self) -> int:
@@ -97,8 +96,19 @@ class CaseStats(Data, frozen=True, kw_only=True):
 
     @property
     def errored_agents(self) -> int:
-        """Timeouts and provider errors: failures for verdicts, yet maybe an outage or a rate limit."""
+        """Timeouts and provider errors: the agent's, failures for verdicts."""
         return self.errored - self.errored_not_agents
+
+    @property
+    def provider_errors(self) -> int:
+        """Provider errors (a crash, a non-zero exit, unreadable output): failures, yet maybe an outage."""
+        return self.errored - self.errored_not_agents - self.timeouts
+
+    @property
+    def pass_rate_without_provider_errors(self) -> float | None:
+        """Passes over the trials for verdicts less the provider errors (timeouts still fail)."""
+        counted = self.verdict_trials - self.provider_errors
+        return self.passed / counted if counted else None
 
 
 class LaneSummary(Data, frozen=True, kw_only=True):
@@ -161,9 +171,12 @@ class PairedComparison(Data, frozen=True, kw_only=True):
     mcnemar_p: float | None
     # Cases whose treatment or control has no trial but errors not the agent's (NOT_THE_AGENTS): no pair.
     cases_left_out_for_errors: int
-    # When the verdict reads otherwise with the timeouts and provider errors left out (graded trials only),
-    # it is inconclusive and this counts those trials in the compared cases; 0 when the verdict stands.
+    # When the verdict reads otherwise with the provider errors left out (timeouts still fail), it is
+    # inconclusive and this counts those trials in the compared cases; 0 when the verdict stands.
     depends_on_errors: int = 0
+    # Cases that ran under only one side (treatment or control, or only one provider), in report order:
+    # no pair, so not in the comparison; listed so that a lift over fewer cases than the lane has says why.
+    unpaired: tuple[str, ...] = ()
 
 
 class BaselineRow(Data, frozen=True, kw_only=True):
@@ -192,6 +205,10 @@ class BaselineRow(Data, frozen=True, kw_only=True):
     # Timeouts and provider errors of both sides when the status reads otherwise without them (it is then
     # inconclusive); 0 when it stands.
     depends_on_errors: int = 0
+    # The row's two-sided Fisher exact p-value (passes against trials for verdicts, one run against the
+    # other) and the same after Holm's step-down over every compared row; None when not compared.
+    p_value: float | None = None
+    p_holm: float | None = None
 
 
 class BaselineSummary(Data, frozen=True, kw_only=True):
@@ -271,12 +288,13 @@ def case_stats(results: Sequence[TrialResult]) -> CaseStats:
     first = results[0]
     n = len(results)
     # One pass: a report makes one of these per case, condition and provider.
-    passed = errored = not_agents = 0
+    passed = errored = not_agents = timeouts = 0
     scores: list[float] = []  # of the graded (not errored) trials
     for r in results:
         if r.status == "errored":
             errored += 1
             not_agents += r.error_class in NOT_THE_AGENTS
+            timeouts += r.error_class == "timeout"
             continue
         if r.status == "passed":
             passed += 1
@@ -298,11 +316,12 @@ def case_stats(results: Sequence[TrialResult]) -> CaseStats:
         pass_rate=_rate(passed, n),
         pass_rate_excluding_errors=_rate(passed, graded) if graded else None,
         pass_rate_for_verdicts=_rate(passed, for_verdicts) if for_verdicts else None,
-        pass_interval=wilson_interval(passed, n),
+        pass_interval=wilson_interval(passed, for_verdicts),
         mean_score=_mean(scores),
-        score_interval=clip_interval(mean_interval(scores), 0.0, 1.0),
+        score_interval=bounded_mean_interval(scores),
         pass_at_k={str(k): pass_at_k(n, passed, k) for k in ks},
         pass_hat_k={str(k): pass_hat_k(n, passed, k) for k in ks},
+        timeouts=timeouts,
     )
 
 
@@ -350,12 +369,15 @@ def lane_summary(lane: Lane, stats: Sequence[CaseStats]) -> LaneSummary:
 
 def _mean_case_pass_rate(stats: Sequence[CaseStats]) -> tuple[float | None, Interval | None]:
     """The mean per-case pass rate for verdicts and its case-level interval, both over the same trials."""
-    clusters = [
-        [True] * s.passed + [False] * (s.verdict_trials - s.passed) for s in stats if s.verdict_trials
-    ]
-    mean = fmean([fmean([1.0 if passed else 0.0 for passed in c]) for c in clusters]) if clusters else None
-    # One case gives a point interval that looks certain; a case-level interval needs two or more.
-    return mean, clustered_pass_rate(clusters) if len(clusters) > 1 else None
+    rates = [s.pass_rate_for_verdicts for s in stats if s.pass_rate_for_verdicts is not None]
+    mean = fmean(rates) if rates else None
+    # One case says nothing about how cases spread; a case-level interval needs two or more.
+    return mean, suite_pass_interval(rates, most_trials(stats)) if len(rates) > 1 else None
+
+
+def most_trials(stats: Iterable[CaseStats]) -> int:
+    """The most trials for verdicts behind any one case's rate (at least 1): the intervals' spread floor."""
+    return max((s.verdict_trials for s in stats), default=1) or 1
 
 
 def condition_summaries(
@@ -402,30 +424,36 @@ def verdict_pair(treatment: CaseStats, control: CaseStats) -> tuple[float, float
     return None if t is None or c is None else (t, c)
 
 
-def graded_pair(treatment: CaseStats, control: CaseStats) -> tuple[float, float] | None:
-    """Both pass rates over graded trials (every error left out); None when a side has none."""
-    t, c = treatment.pass_rate_excluding_errors, control.pass_rate_excluding_errors
+def pair_without_provider_errors(treatment: CaseStats, control: CaseStats) -> tuple[float, float] | None:
+    """Both pass rates with provider errors left out too (timeouts still fail); None when a side has none."""
+    t, c = treatment.pass_rate_without_provider_errors, control.pass_rate_without_provider_errors
     return None if t is None or c is None else (t, c)
 
 
 def settle(
     name: str,
     pairs: Sequence[tuple[float, float]],
-    graded_pairs: Sequence[tuple[float, float]],
-    agent_errors: int,
+    pairs_without: Sequence[tuple[float, float]],
+    provider_errors: int,
+    trials: int = 1,
 ) -> tuple[Comparison, int]:
-    """The comparison of ``pairs`` (rates for verdicts), unless its verdict depends on the agent's errors.
+    """The comparison of ``pairs`` (rates for verdicts), unless its verdict depends on provider errors.
 
-    Counting timeouts and provider errors as failures can read an outage as a regression; leaving them
-    out can read a condition that mostly times out as an improvement. When the compared cases have such
-    errors (``agent_errors``), the verdict must be the same over ``graded_pairs`` (the same cases, those
+    A provider error (a crash, a non-zero exit, unreadable output) counts as a failure, yet it can be an
+    outage or a rate limit as well as the agent's doing. When the compared cases have some
+    (``provider_errors``), the verdict must be the same over ``pairs_without`` (the same cases, those
     errors left out); otherwise it is inconclusive, and the second value says how many errors decided it.
-    The numbers stay those of ``pairs``.
+    A timeout is the agent running out of time while it worked: a failure like any other, never a reason
+    to doubt a verdict (a skill that makes the agent hang is a regression). The numbers stay those of
+    ``pairs``; ``trials`` is the most trials behind any one rate.
     """
-    comparison = compare_paired(name, pairs)
-    if not agent_errors or compare_paired(name, graded_pairs).verdict == comparison.verdict:
+    comparison = compare_paired(name, pairs, trials=trials)
+    if (
+        not provider_errors
+        or compare_paired(name, pairs_without, trials=trials).verdict == comparison.verdict
+    ):
         return comparison, 0
-    return msgspec.structs.replace(comparison, verdict="inconclusive"), agent_errors
+    return msgspec.structs.replace(comparison, verdict="inconclusive"), provider_errors
 
 
 def _lift(stats: Sequence[CaseStats], lane: Lane, provider: str, lift: Lift) -> PairedComparison | None:
@@ -433,8 +461,15 @@ def _lift(stats: Sequence[CaseStats], lane: Lane, provider: str, lift: Lift) -> 
     by = {(s.case_id, s.condition): s for s in stats if s.lane == lane and s.provider == provider}
     pairs: list[tuple[float, float]] = []
     graded: list[tuple[float, float]] = []
+    compared: list[CaseStats] = []
     left_out = b = c = agent_errors = 0
     binary = True  # every pair one trial a side: McNemar's discordant pairs are defined
+    sides = (lift.treatment, lift.control)
+    unpaired = tuple(
+        case_id
+        for (case_id, condition) in by
+        if condition in sides and (case_id, sides[condition == lift.treatment]) not in by
+    )
     for (case_id, condition), treated in by.items():
         control = by.get((case_id, lift.control))
         if condition != lift.treatment or control is None:
@@ -444,15 +479,16 @@ def _lift(stats: Sequence[CaseStats], lane: Lane, provider: str, lift: Lift) -> 
             left_out += 1
             continue
         pairs.append(pair)
-        if (both := graded_pair(treated, control)) is not None:
+        compared += (treated, control)
+        if (both := pair_without_provider_errors(treated, control)) is not None:
             graded.append(both)
-        agent_errors += treated.errored_agents + control.errored_agents
+        agent_errors += treated.provider_errors + control.provider_errors
         binary = binary and treated.verdict_trials == 1 and control.verdict_trials == 1
         b += treated.passed > control.passed
         c += treated.passed < control.passed
     if not pairs and not left_out:
         return None
-    comparison, depends = settle(lift.name, pairs, graded, agent_errors)
+    comparison, depends = settle(lift.name, pairs, graded, agent_errors, most_trials(compared))
     return PairedComparison(
         lane=lane,
         provider=provider,
@@ -462,14 +498,19 @@ def _lift(stats: Sequence[CaseStats], lane: Lane, provider: str, lift: Lift) -> 
         mcnemar_p=mcnemar_exact_p(b, c) if binary and pairs else None,
         cases_left_out_for_errors=left_out,
         depends_on_errors=depends,
+        unpaired=unpaired,
     )
 
 
 class _ProviderPairs(NamedTuple):
     pairs: list[tuple[float, float]]  # per case: the mean rates for verdicts
-    graded: list[tuple[float, float]]  # per case: the mean rates over graded trials, where there are some
+    graded: list[
+        tuple[float, float]
+    ]  # per case: the mean rates without provider errors, where there are some
     left_out: int
-    agent_errors: int  # timeouts and provider errors in the paired conditions
+    agent_errors: int  # provider errors in the paired conditions
+    unpaired: tuple[str, ...]  # cases the two providers never ran under one condition
+    trials: int  # the most trials for verdicts behind any one pair's mean rate
 
 
 def _provider_pairs_by_case(
@@ -487,20 +528,27 @@ def _provider_pairs_by_case(
     pairs: list[tuple[float, float]] = []
     graded: list[tuple[float, float]] = []
     left_out = agent_errors = 0
-    for conditions in by_case.values():
+    unpaired: list[str] = []
+    trials = 1
+    for case_id, conditions in by_case.items():
         shared = [both for both in conditions.values() if treatment in both and control in both]
         if not shared:
-            continue  # the two providers never ran this case under one condition: nothing to pair
+            unpaired.append(case_id)  # the two providers never ran it under one condition: no pair
+            continue
         compared = [both for both in shared if verdict_pair(both[treatment], both[control]) is not None]
         if not compared:
             left_out += 1
             continue
         paired = [(both[treatment], both[control]) for both in compared]
         pairs.append(mean_pair([p for t, c in paired if (p := verdict_pair(t, c)) is not None]))
-        if without := [p for t, c in paired if (p := graded_pair(t, c)) is not None]:
+        if without := [p for t, c in paired if (p := pair_without_provider_errors(t, c)) is not None]:
             graded.append(mean_pair(without))
-        agent_errors += sum(t.errored_agents + c.errored_agents for t, c in paired)
-    return _ProviderPairs(pairs, graded, left_out, agent_errors)
+        agent_errors += sum(t.provider_errors + c.provider_errors for t, c in paired)
+        # A mean over several conditions spreads as little as one rate over all their trials together.
+        trials = max(
+            trials, *(sum(side.verdict_trials for side in sides) for sides in zip(*paired, strict=True))
+        )
+    return _ProviderPairs(pairs, graded, left_out, agent_errors, tuple(unpaired), trials)
 
 
 def mean_pair(pairs: Sequence[tuple[float, float]]) -> tuple[float, float]:
@@ -522,7 +570,7 @@ def _provider_comparisons(
             if not found.pairs and not found.left_out:
                 continue
             name = f"provider {treatment} vs {control}"
-            comparison, depends = settle(name, found.pairs, found.graded, found.agent_errors)
+            comparison, depends = settle(name, found.pairs, found.graded, found.agent_errors, found.trials)
             out.append(
                 PairedComparison(
                     lane=lane,
@@ -533,6 +581,7 @@ def _provider_comparisons(
                     mcnemar_p=None,
                     cases_left_out_for_errors=found.left_out,
                     depends_on_errors=depends,
+                    unpaired=found.unpaired,
                 )
             )
     return out

@@ -2,28 +2,29 @@
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import Any, Final, TypeAlias
 
 import msgspec
 
 from ..errors import UsageError
+from ..multiplicity import fisher_exact_p, holm_adjust
 from ..results import NOT_THE_AGENTS
-from ..stats import wilson_interval
 from .aggregate import (
     REPORT_SCHEMA,
     BaselineRow,
     BaselineSummary,
     CaseStats,
     Report,
-    graded_pair,
     mean_pair,
+    most_trials,
+    pair_without_provider_errors,
     settle,
     verdict_pair,
 )
 
+Key: TypeAlias = tuple[str, str, str, str]  # lane, case, condition, provider
 _decoder = msgspec.json.Decoder(Report)
 
 
@@ -50,7 +51,9 @@ def load_report(path: Path) -> Report:
         schema = _schema_decoder.decode(data).schema
         _check_schema(schema, target)
         if schema == 1:
-            return msgspec.convert(_from_schema_1(msgspec.json.decode(data)), Report)
+            return msgspec.convert(_with_timeouts(_from_schema_1(msgspec.json.decode(data))), Report)
+        if schema == 2:
+            return msgspec.convert(_with_timeouts(msgspec.json.decode(data)), Report)
         return _decoder.decode(data)
     except FileNotFoundError:
         raise UsageError(
@@ -76,6 +79,26 @@ def _check_schema(schema: int, target: Path) -> None:
             f"baseline report {target} has report schema {schema}, which no skillgym writes; "
             "pass a report.json a skillgym run wrote"
         )
+
+
+def _with_timeouts(doc: Any) -> Any:
+    """Before schema 3 a case did not count its timeouts apart; its failures' error classes do."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("cases"), list):
+        return doc  # not a report: converting it fails with a message that says so
+    timeouts: dict[str, int] = defaultdict(int)
+    for failure in doc.get("failures", []):
+        if isinstance(failure, dict) and failure.get("error_class") == "timeout":
+            timeouts[str(failure.get("key", "")).rsplit("/", 1)[0]] += 1
+    cases = [
+        {**case, "timeouts": timeouts.get("/".join(str(case.get(k)) for k in _CASE_KEY), 0)}
+        if isinstance(case, dict)
+        else case
+        for case in doc["cases"]
+    ]
+    return {**doc, "cases": cases}
+
+
+_CASE_KEY = ("lane", "case_id", "condition", "provider")
 
 
 def _from_schema_1(doc: Any) -> Any:
@@ -104,7 +127,7 @@ def _from_schema_1(doc: Any) -> Any:
 def _case_from_schema_1(case: Any, not_agents: dict[str, int]) -> Any:
     if not isinstance(case, dict) or not all(isinstance(case.get(k), int) for k in ("trials", "passed")):
         return case  # not a case: converting it fails with a message that says so
-    key = "/".join(str(case.get(k)) for k in ("lane", "case_id", "condition", "provider"))
+    key = "/".join(str(case.get(k)) for k in _CASE_KEY)
     left_out = not_agents.get(key, 0)
     counted = case["trials"] - left_out
     return {
@@ -114,24 +137,12 @@ def _case_from_schema_1(case: Any, not_agents: dict[str, int]) -> Any:
     }
 
 
-def newcombe_interval(a: CaseStats, b: CaseStats, *, graded: bool = False) -> tuple[float, float] | None:
-    """Newcombe's hybrid-score interval for a difference of two pass rates for verdicts (a minus b).
-
-    ``graded``: of the rates over graded trials instead (timeouts and provider errors left out too).
-    """
-    pair = graded_pair(a, b) if graded else verdict_pair(a, b)
-    ia = wilson_interval(a.passed, a.graded if graded else a.verdict_trials)
-    ib = wilson_interval(b.passed, b.graded if graded else b.verdict_trials)
-    if pair is None or ia is None or ib is None:
-        return None
-    pa, pb = pair
-    d = pa - pb
-    low = d - math.sqrt((pa - ia.low) ** 2 + (ib.high - pb) ** 2)
-    high = d + math.sqrt((ia.high - pa) ** 2 + (pb - ib.low) ** 2)
-    return low, high
+# A row is flagged improved or regressed when its Holm-adjusted p-value is below this (1 - 95%).
+FLAG_ALPHA: Final = 0.05
 
 
-def _row_status(cur: CaseStats | None, old: CaseStats | None) -> str:
+def _status(cur: CaseStats | None, old: CaseStats | None) -> str:
+    """The row's status before its test: why it is not compared, or "compared"."""
     if cur is None:
         return "missing"
     if old is None:
@@ -140,40 +151,78 @@ def _row_status(cur: CaseStats | None, old: CaseStats | None) -> str:
         return "fingerprint-changed"  # a different case: comparing would be silently wrong
     if verdict_pair(cur, old) is None:
         return "left-out"  # a side has no trial but errors not the agent's: nothing to compare
-    status = _direction(newcombe_interval(cur, old))
-    if status is None:
-        return "unchanged" if cur.pass_rate_for_verdicts == old.pass_rate_for_verdicts else "inconclusive"
-    return status
+    return "compared"
 
 
-def _direction(interval: tuple[float, float] | None) -> str | None:
-    if interval is not None and interval[0] > 0:
-        return "improved"
-    if interval is not None and interval[1] < 0:
-        return "regressed"
-    return None
+def _fisher(cur: CaseStats, old: CaseStats, *, without_provider_errors: bool) -> float | None:
+    """The row's exact p-value over trials for verdicts (less provider errors if asked); None without any."""
+    n_cur = cur.verdict_trials - (cur.provider_errors if without_provider_errors else 0)
+    n_old = old.verdict_trials - (old.provider_errors if without_provider_errors else 0)
+    if not n_cur or not n_old:
+        return None
+    return fisher_exact_p(cur.passed, n_cur, old.passed, n_old)
 
 
-def _depends_on_errors(status: str, cur: CaseStats | None, old: CaseStats | None) -> int:
-    """The timeouts and provider errors of both sides when the row reads otherwise without them, else 0."""
-    if status not in _COMPARED or cur is None or old is None:
-        return 0
-    errors = cur.errored_agents + old.errored_agents
-    if not errors:
-        return 0
-    read = status if status in ("improved", "regressed") else None
-    return errors if _direction(newcombe_interval(cur, old, graded=True)) != read else 0
+def _flag(delta: float, p_holm: float | None) -> str:
+    if delta == 0.0:
+        return "unchanged"
+    if p_holm is not None and p_holm < FLAG_ALPHA:
+        return "improved" if delta > 0 else "regressed"
+    return "inconclusive"
 
 
+def _holm_by_row(p_values: dict[int, float | None]) -> dict[int, float | None]:
+    tested = [i for i, p in p_values.items() if p is not None]
+    adjusted = holm_adjust([p for p in p_values.values() if p is not None])
+    return {i: (adjusted[tested.index(i)] if i in tested else None) for i in p_values}
+
+
+def _rows(
+    keys: list[tuple[str, str, str, str]], now: dict[Key, CaseStats], before: dict[Key, CaseStats]
+) -> tuple[BaselineRow, ...]:
+    """Every row with its status; the compared rows flagged by Holm's step-down over all of them.
+
+    Holm controls the chance of even one false flag across the cases at 5%; each row's raw p-value stays
+    beside the adjusted one. A flag that the rates without provider errors (timeouts still fail, Holm over
+    that family) do not repeat is inconclusive and says how many provider errors decided it.
+    """
+    statuses = [_status(now.get(k), before.get(k)) for k in keys]
+    compared = [i for i, status in enumerate(statuses) if status == "compared"]
+    raw = {i: _fisher(now[keys[i]], before[keys[i]], without_provider_errors=False) for i in compared}
+    graded = {i: _fisher(now[keys[i]], before[keys[i]], without_provider_errors=True) for i in compared}
+    holm, holm_graded = _holm_by_row(raw), _holm_by_row(graded)
+    rows = []
+    for i, k in enumerate(keys):
+        cur, old = now.get(k), before.get(k)
+        status, depends = statuses[i], 0
+        if status == "compared":
+            assert cur is not None and old is not None
+            pair = verdict_pair(cur, old)
+            assert pair is not None
+            status = _flag(pair[0] - pair[1], holm[i])
+            errors = cur.provider_errors + old.provider_errors
+            without = pair_without_provider_errors(cur, old)
+            read = _flag(without[0] - without[1], holm_graded[i]) if without is not None else "inconclusive"
+            if errors and status in _FLAGS and read != status:
+                status, depends = "inconclusive", errors
+        rows.append(_row(k, cur, old, status, depends, raw.get(i), holm.get(i)))
+    return tuple(rows)
+
+
+_FLAGS = frozenset({"improved", "regressed"})
 _COMPARED = frozenset({"improved", "regressed", "unchanged", "inconclusive"})
 
 
-def _row(key: tuple[str, str, str, str], cur: CaseStats | None, old: CaseStats | None) -> BaselineRow:
+def _row(
+    key: Key,
+    cur: CaseStats | None,
+    old: CaseStats | None,
+    status: str,
+    depends: int,
+    p_value: float | None,
+    p_holm: float | None,
+) -> BaselineRow:
     lane, case_id, condition, provider = key
-    status = _row_status(cur, old)
-    depends = _depends_on_errors(status, cur, old)
-    if depends:
-        status = "inconclusive"
     now = cur.pass_rate_for_verdicts if cur else None
     before = old.pass_rate_for_verdicts if old else None
     return BaselineRow(
@@ -192,35 +241,35 @@ def _row(key: tuple[str, str, str, str], cur: CaseStats | None, old: CaseStats |
         baseline_pass_rate_excluding_errors=old.pass_rate_excluding_errors if old else None,
         current_pass_rate_excluding_errors=cur.pass_rate_excluding_errors if cur else None,
         depends_on_errors=depends,
+        p_value=p_value,
+        p_holm=p_holm,
     )
 
 
 Pairs = list[tuple[float, float]]
 
 
-def _pairs_per_case(rows: tuple[BaselineRow, ...]) -> tuple[Pairs, Pairs, int, int]:
-    """One pair per case (lane, case): the means over its compared rows, for verdicts and over graded
-    trials; the cases left out for errors; the timeouts and provider errors of the compared rows."""
+def _pairs_per_case(
+    rows: tuple[BaselineRow, ...], now: dict[Key, CaseStats], before: dict[Key, CaseStats]
+) -> tuple[Pairs, Pairs, int, int]:
+    """One pair per case (lane, case): the means over its compared rows, for verdicts and without provider
+    errors; the cases left out for errors; the provider errors of the compared rows."""
     compared: dict[tuple[str, str], Pairs] = defaultdict(list)
-    graded: dict[tuple[str, str], Pairs] = defaultdict(list)
+    without: dict[tuple[str, str], Pairs] = defaultdict(list)
     left_out: set[tuple[str, str]] = set()
-    agent_errors = 0
+    provider_errors = 0
     for r in rows:
-        now, before = r.current_pass_rate_for_verdicts, r.baseline_pass_rate_for_verdicts
-        if r.status in _COMPARED and now is not None and before is not None:
-            compared[(r.lane, r.case_id)].append((now, before))
-            g_now, g_before = r.current_pass_rate_excluding_errors, r.baseline_pass_rate_excluding_errors
-            if g_now is not None and g_before is not None:
-                graded[(r.lane, r.case_id)].append((g_now, g_before))
-            agent_errors += _agents(r.current_errored, r.current_errored_not_agents)
-            agent_errors += _agents(r.baseline_errored, r.baseline_errored_not_agents)
+        key = (r.lane, r.case_id, r.condition, r.provider)
+        cur, old = now.get(key), before.get(key)
+        if r.status in _COMPARED and cur is not None and old is not None:
+            if (pair := verdict_pair(cur, old)) is not None:
+                compared[(r.lane, r.case_id)].append(pair)
+            if (pair := pair_without_provider_errors(cur, old)) is not None:
+                without[(r.lane, r.case_id)].append(pair)
+            provider_errors += cur.provider_errors + old.provider_errors
         elif r.status == "left-out":
             left_out.add((r.lane, r.case_id))
-    return _means(compared), _means(graded), len(left_out - compared.keys()), agent_errors
-
-
-def _agents(errored: int | None, not_agents: int | None) -> int:
-    return (errored or 0) - (not_agents or 0)
+    return _means(compared), _means(without), len(left_out - compared.keys()), provider_errors
 
 
 def _means(by_case: dict[tuple[str, str], Pairs]) -> Pairs:
@@ -234,14 +283,15 @@ def compare_to_baseline(current: Report, baseline: Report) -> BaselineSummary:
     says why it was not compared; the overall comparison pairs per case, the unit of analysis.
     """
 
-    def key(s: CaseStats) -> tuple[str, str, str, str]:
+    def key(s: CaseStats) -> Key:
         return (s.lane, s.case_id, s.condition, s.provider)
 
     before = {key(s): s for s in baseline.cases}
     now = {key(s): s for s in current.cases}
-    rows = tuple(_row(k, now.get(k), before.get(k)) for k in [*now, *(k for k in before if k not in now)])
-    pairs, graded, left_out, agent_errors = _pairs_per_case(rows)
-    overall, depends = settle("current vs baseline", pairs, graded, agent_errors)
+    rows = _rows([*now, *(k for k in before if k not in now)], now, before)
+    pairs, without, left_out, provider_errors = _pairs_per_case(rows, now, before)
+    trials = max(most_trials(current.cases), most_trials(baseline.cases))
+    overall, depends = settle("current vs baseline", pairs, without, provider_errors, trials)
     return BaselineSummary(
         baseline_run=baseline.run_id,
         rows=rows,

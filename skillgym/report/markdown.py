@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from ..paired import Comparison
 from ..results import NOT_THE_AGENTS
+from ..score_intervals import SMALLEST_CHECKED
 from ..snapshots.model import SnapshotCheck
-from ..stats import Comparison, Interval, Summary
+from ..stats import Interval, Summary
 from .aggregate import LIFTS, CaseStats, PairedComparison, Report
 from .tokens import TokenReport, TokenTotals
 
@@ -17,8 +19,14 @@ def _interval(interval: Interval | None) -> str:
     return "-" if interval is None else f"[{100 * interval.low:.0f}%, {100 * interval.high:.0f}%]"
 
 
-def _score_interval(interval: Interval | None) -> str:
-    return "-" if interval is None else f"[{interval.low:.2f}, {interval.high:.2f}]"
+def _score_interval(s: CaseStats) -> str:
+    if s.score_interval is not None:
+        return f"[{s.score_interval.low:.2f}, {s.score_interval.high:.2f}]"
+    return "1 trial: no interval" if s.graded == 1 else "-"
+
+
+def _pass_interval(s: CaseStats) -> str:
+    return "no usable trials" if s.pass_interval is None else _interval(s.pass_interval)
 
 
 def _score(value: float | None) -> str:
@@ -54,7 +62,7 @@ def _verdict(c: Comparison) -> str:
 
 
 def _depends(n: int) -> str:
-    return f"inconclusive: the verdict depends on {n} timeouts/provider errors"
+    return f"inconclusive: the verdict depends on {n} provider errors"
 
 
 def _paired_verdict(comp: PairedComparison) -> str:
@@ -67,11 +75,12 @@ def _left_out(n: int) -> str:
 
 # The basis of every verdict, said wherever verdicts are shown.
 _BASIS = [
-    "Trials that errored for reasons not the agent's (environment, grader, provider unavailable,",
-    "interrupted) are left out; timeouts and provider errors count as failures.",
-    "Such an error may be an outage or a rate limit as well as the agent's own failure, so where the",
-    "compared cases have some, the verdict is also taken with them left out (graded trials only); if the",
-    "two differ it is `inconclusive` and says how many decided it. The numbers are those counting them.",
+    "Trials that errored for reasons not the agent's (environment, grader, provider unavailable or silent",
+    "for its whole budget, interrupted) are left out; timeouts (the agent ran out of time while it worked)",
+    "and provider errors count as failures. A provider error may be an outage or a rate limit as well as",
+    "the agent's own failure, so where the compared cases have some, the verdict is also taken with them",
+    "left out; if the two differ it is `inconclusive` and says how many decided it. The numbers are those",
+    "counting them.",
 ]
 _MCNEMAR = [
     "McNemar is the exact test for paired pass/fail outcomes (one trial a side): it asks whether the cases",
@@ -79,9 +88,21 @@ _MCNEMAR = [
 ]
 
 
+# Beyond this many unpaired cases the list stops; report.json lists them all.
+_UNPAIRED_SHOWN = 10
+
+
+def _unpaired(cases: tuple[str, ...]) -> str:
+    shown = ", ".join(f"`{c}`" for c in cases[:_UNPAIRED_SHOWN])
+    more = f" and {len(cases) - _UNPAIRED_SHOWN} more" if len(cases) > _UNPAIRED_SHOWN else ""
+    return f"{len(cases)} unpaired (run on one side only, not compared): {shown}{more}"
+
+
 def _cases(comp: PairedComparison) -> str:
     n, left_out = comp.comparison.n_pairs, comp.cases_left_out_for_errors
-    return f"{n} ({_left_out(left_out)})" if left_out else str(n)
+    notes = [_left_out(left_out)] if left_out else []
+    notes += [_unpaired(comp.unpaired)] if comp.unpaired else []
+    return f"{n} ({'; '.join(notes)})" if notes else str(n)
 
 
 def _comparison_row(label: str, comp: PairedComparison, provider: str | None) -> list[str]:
@@ -91,6 +112,8 @@ def _comparison_row(label: str, comp: PairedComparison, provider: str | None) ->
         p += f" (McNemar {comp.mcnemar_p:.3g})"
     diff = "-" if c.mean_diff is None else f"{100 * c.mean_diff:+.0f} pts"
     interval = "-" if c.interval is None else f"[{100 * c.interval.low:+.0f}, {100 * c.interval.high:+.0f}]"
+    if c.interval is not None and c.n_pairs < SMALLEST_CHECKED:
+        interval += " †"
     where = [comp.lane] if provider is None else [comp.lane, provider]
     return [
         label,
@@ -115,7 +138,16 @@ def _comparisons(items: tuple[PairedComparison, ...], *, by_provider: bool, prov
         )
         for c in items
     ]
-    return _table(header, rows)
+    few = any(c.comparison.interval is not None and c.comparison.n_pairs < SMALLEST_CHECKED for c in items)
+    return _table(header, rows) + (_FEW_CASES if few else [])
+
+
+# Said under a table whose intervals include one over fewer cases than the simulations check.
+_FEW_CASES = [
+    f"† Over fewer than {SMALLEST_CHECKED} cases: no simulation shows this interval holding its 95% there",
+    "(benchmarks/coverage.py starts at 6); read it as a rough range, not a guarantee.",
+    "",
+]
 
 
 def _summary(report: Report) -> list[str]:
@@ -139,7 +171,10 @@ def _summary(report: Report) -> list[str]:
         cmp, left_out = comp.comparison, comp.cases_left_out_for_errors
         out.append(
             f"- {cmp.name}, {comp.lane} lane ({comp.provider}): **{_paired_verdict(comp)}** "
-            f"over {cmp.n_pairs} case(s)" + (f"; {_left_out(left_out)}." if left_out else ".")
+            f"over {cmp.n_pairs} case(s)"
+            + (f"; {_left_out(left_out)}" if left_out else "")
+            + (f"; {len(comp.unpaired)} unpaired case(s) not compared" if comp.unpaired else "")
+            + "."
         )
     if report.warned:
         out.append(f"- {len(report.warned)} trial(s) finished with warnings (see Warnings).")
@@ -184,8 +219,9 @@ def _condition_section(report: Report) -> list[str]:
         *out,
         "Paired per case: each case's pass rate under the treatment minus under the control.",
         *_BASIS,
-        "The verdict is `inconclusive` whenever the interval contains zero or the exact sign test",
-        "does not reject.",
+        "The interval is Newcombe's paired square-and-add over each condition's score interval on case",
+        "means (see the README); the verdict is `inconclusive` whenever it contains zero or the exact sign",
+        "test does not reject.",
         *(_ERRORS_LEFT_OUT if any(c.cases_left_out_for_errors for c in report.condition_comparisons) else []),
         *(_MCNEMAR if any(c.mcnemar_p is not None for c in report.condition_comparisons) else []),
         "",
@@ -249,7 +285,7 @@ def _lane_section(report: Report) -> list[str]:
         "errors too). `mean case pass rate` weighs every case alike, each case's rate counted as the",
         "comparisons count it (timeouts and provider errors fail, errors not the agent's are left out), over",
         "the cases with such trials (`cases` says so when fewer); the case-level interval beside it is for",
-        "that mean, over the same trials, resampling cases (two or more are needed).",
+        "that mean, over the same trials: a score-type interval on the case means (two or more are needed).",
         "",
     ]
     header = ["lane", "condition", *(["provider"] if several else []), "cases", "trials", "passed"]
@@ -270,13 +306,20 @@ def _lane_section(report: Report) -> list[str]:
                 _pct(s.pass_rate),
                 _pct(s.pass_rate_excluding_errors),
                 _pct(s.mean_case_pass_rate),
-                _interval(s.case_pass_interval),
+                _interval(s.case_pass_interval)
+                + (" †" if _few(s.case_pass_interval, s.cases_in_mean) else ""),
                 _score(s.mean_score),
             ]
             for s in report.condition_summaries
         ],
     )
+    if any(_few(s.case_pass_interval, s.cases_in_mean) for s in report.condition_summaries):
+        out += _FEW_CASES
     return out
+
+
+def _few(interval: Interval | None, cases: int | None) -> bool:
+    return interval is not None and cases is not None and cases < SMALLEST_CHECKED
 
 
 def _condition_cases(cases: int, in_mean: int | None) -> str:
@@ -342,8 +385,9 @@ def _cases_section(report: Report) -> list[str]:
     out = [
         "## Trial aggregation",
         "",
-        "`pass`, its Wilson interval, pass@k and pass^k are over every trial of the case, errored ones",
-        "included (an errored trial is no pass).",
+        "`pass`, pass@k and pass^k are over every trial of the case, errored ones included (an errored",
+        "trial is no pass); the Wilson interval is over the trials for verdicts (errors not the agent's left",
+        "out: `no usable trials` when nothing else is left).",
     ]
     if any(s.errored for s in report.cases):
         out += [
@@ -351,7 +395,11 @@ def _cases_section(report: Report) -> list[str]:
             "provider errors too) and, when some error was not the agent's, the rate for verdicts (those",
             "errors left out; timeouts and provider errors are failures).",
         ]
-    out += ["Scores are over graded trials.", ""]
+    out += [
+        "Scores are over graded trials; their interval is Wilson's with the mean score in place of the",
+        "pass rate (the widest spread a score in [0, 1] can have), and one graded trial has none.",
+        "",
+    ]
     header = ["lane", "case", "condition", "provider", "trials", "pass", "errored", "95% CI (Wilson)"]
     header += ["mean score", "score 95% CI", "pass@k", "pass^k"]
     rows = [
@@ -363,9 +411,9 @@ def _cases_section(report: Report) -> list[str]:
             str(s.trials),
             _passes(s),
             str(s.errored),
-            _interval(s.pass_interval),
+            _pass_interval(s),
             _score(s.mean_score),
-            _score_interval(s.score_interval),
+            _score_interval(s),
             " ".join(f"@{k}={v:.2f}" for k, v in s.pass_at_k.items()),
             " ".join(f"^{k}={v:.2f}" for k, v in s.pass_hat_k.items()),
         ]
@@ -401,12 +449,15 @@ def _baseline_section(report: Report) -> list[str]:
         f"**{overall}** over {b.overall.n_pairs} case(s){left_out}.",
         "Pass rates for verdicts: errors not the agent's are left out (the brackets say how many of the",
         "errored trials), timeouts and provider errors count as failures. A verdict or status that reads",
-        "otherwise with those left out too is inconclusive and says how many decided it. Rows that were not",
-        "compared (fingerprint-changed, left-out, new, missing) have no delta.",
+        "otherwise with the provider errors left out too is inconclusive and says how many decided it.",
+        "Rows that were not compared (fingerprint-changed, left-out, new, missing) have no delta.",
+        "Each compared row's p is a two-sided Fisher exact test of its two pass rates; a row is flagged",
+        "improved or regressed only when its **Holm**-adjusted p (over every compared row) is below 0.05, so",
+        "the chance of even one false flag in this table is at most 5%. The raw p stays beside it.",
         "",
     ]
     return out + _table(
-        ["lane", "case", "condition", "provider", "baseline", "current", "delta", "status"],
+        ["lane", "case", "condition", "provider", "baseline", "current", "delta", "p", "p (Holm)", "status"],
         [
             [
                 r.lane,
@@ -420,11 +471,17 @@ def _baseline_section(report: Report) -> list[str]:
                     r.current_pass_rate_for_verdicts, r.current_errored, r.current_errored_not_agents
                 ),
                 "-" if r.delta is None else f"{100 * r.delta:+.0f} pts",
+                _p(r.p_value),
+                _p(r.p_holm),
                 _depends(r.depends_on_errors) if r.depends_on_errors else r.status,
             ]
             for r in b.rows
         ],
     )
+
+
+def _p(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3g}"
 
 
 def _anti_pattern_section(report: Report) -> list[str]:

@@ -14,6 +14,7 @@ import anyio.to_thread
 from ..errors import SkillgymError
 from ..model import Case, Command, Condition, Data, ExecutionCase, Suite, WorkspacePreset
 from ..process import ProcessResult, ProcessStartError
+from ..redact import scrub
 from ..sandboxes.base import UNSANDBOXED, TrialSandbox
 from .env import home_dirs, with_command_env
 from .layout import TrialLayout
@@ -70,6 +71,7 @@ async def materialize(
     home_env: Mapping[str, str] = {},
     first: Callable[[], None] | None = None,
     sandbox: TrialSandbox = UNSANDBOXED,
+    secrets: tuple[str, ...] = (),
 ) -> Materialized:
     """Build the trial's workspace and hermetic home from scratch, then run its commands.
 
@@ -81,8 +83,8 @@ async def materialize(
     every one of ``skill_dirs`` (relative to the workspace; a folder is copied whole, a single file
     becomes ``SKILL.md``); read the condition's injected text; run the preset's bootstrap commands and
     then the case's setup commands, as argv lists with ``env`` (a command's own env cannot override the
-    harness variables), each with its own timeout, output appended to ``<trial_dir>/bootstrap.log``,
-    inside ``sandbox``.
+    harness variables), each with its own timeout, output appended to ``<trial_dir>/bootstrap.log``
+    (each of ``secrets`` replaced before it is written), inside ``sandbox``.
 
     Raises ``EnvironmentSetupError`` for anything that stops this one trial from starting.
     """
@@ -112,7 +114,14 @@ async def materialize(
         label = f"{owner} command {command.id or number}"
         cwd = _cwd_in(workspace, command.cwd, what=f"{label} cwd") if command.cwd else default_cwd
         await _run_command(
-            label, command, cwd=cwd or workspace, env=env, home_env=home_env, log=log, sandbox=sandbox
+            label,
+            command,
+            cwd=cwd or workspace,
+            env=env,
+            home_env=home_env,
+            log=log,
+            sandbox=sandbox,
+            secrets=secrets,
         )
     if preset is not None and default_cwd is not None and not default_cwd.is_dir():
         raise EnvironmentSetupError(
@@ -273,6 +282,7 @@ async def _run_command(
     home_env: Mapping[str, str],
     log: Path,
     sandbox: TrialSandbox,
+    secrets: tuple[str, ...],
 ) -> None:
     argv = command.argv
     shown = shlex.join(argv)
@@ -285,11 +295,12 @@ async def _run_command(
             max_capture_bytes=_MAX_COMMAND_OUTPUT,
         )
     except ProcessStartError as exc:
-        await anyio.to_thread.run_sync(_append_log, log, f"$ {shown}\n[could not start: {exc}]\n\n")
+        entry = scrub(f"$ {shown}\n[could not start: {exc}]\n\n", secrets)
+        await anyio.to_thread.run_sync(_append_log, log, entry)
         raise EnvironmentSetupError(
             f"{label} `{shown}` could not start: {exc}", command=argv, log_path=str(log)
         ) from exc
-    await anyio.to_thread.run_sync(_append_log, log, _log_entry(shown, cwd, result))
+    await anyio.to_thread.run_sync(_append_log, log, scrub(_log_entry(shown, cwd, result), secrets))
     if result.timed_out:
         raise EnvironmentSetupError(
             f"{label} `{shown}` did not finish within its {command.timeout_s:g}s timeout and was killed; "

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import sys
 import uuid
 from pathlib import Path
 
-from tests.conftest import run_agent, write_suite
+from tests.conftest import run_agent, run_cli, write_suite
 
 PROMPT_SUITE = {
     "suite.py": """
@@ -123,3 +124,122 @@ def test_secret_looking_env_of_presets_and_cases_is_scrubbed_from_the_run(tmp_pa
     for value in ("preset-key-PLANTED", "case-token-PLANTED"):
         assert _files_holding(run, value) == [], value
         assert value not in proc.stdout and value not in proc.stderr, value
+
+
+# Every kind of secret skillgym knows, each planted where the agent, a bootstrap or the suite can print it.
+# The suite reads the user's own MY_API_KEY into a harmless name, and marks another value secret itself.
+EVERY_KIND_SUITE = """
+import os
+from skillgym import Command, condition, execution_case, replace_default_conditions, secret, workspace_preset
+
+workspace_preset(
+    "env",
+    env={{"PRESET_API_KEY": "{preset}", "GREETING": secret("{marked}")}},
+    bootstrap=[
+        Command(
+            argv=("sh", "-c", "echo boot saw $BOOT_TOKEN; echo $BOOT_TOKEN > boot.txt"),
+            id="boot",
+            env={{"BOOT_TOKEN": "{boot}"}},
+        )
+    ],
+)
+replace_default_conditions()
+condition("plain", env={{"COND_SECRET": "{cond}"}})
+
+with execution_case("show-env") as c:
+    c.category("session")
+    c.workspace("env")
+    c.env({{"CASE_TOKEN": "{case}", "HARMLESS": os.environ["MY_API_KEY"]}})
+    c.task("print your environment, and the word {marked}")
+    with c.assertions() as a:
+        a.file_exists("never.txt")
+"""
+
+# Prints what it was given (argv, env, prompt) to stdout, stderr, the trace and a workspace file, then
+# 17 MiB of stdout, then all of it once more: the last copy lies far past the first 16 MiB of stdout.txt.
+EVERY_KIND_AGENT = r"""import json, os, sys
+prompt = sys.stdin.read()
+dump = json.dumps({"argv": sys.argv, "env": dict(os.environ), "prompt": prompt})
+print(dump, file=sys.stderr)
+open("env.json", "w").write(dump)
+out = sys.stdout
+out.write(json.dumps({"type": "tool_call", "name": "Bash", "command": "env", "output": dump, "exit_code": 0}))
+out.write("\n")
+filler = json.dumps({"type": "message", "text": "x" * 65536}) + "\n"
+for _ in range(17 * 16):
+    out.write(filler)
+out.write(json.dumps({"type": "message", "text": dump}) + "\n")
+out.write(json.dumps({"type": "result", "text": dump}) + "\n")
+"""
+
+
+def _planted(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex}"
+
+
+def test_no_kind_of_secret_reaches_the_run_folder_or_the_console(tmp_path: Path) -> None:
+    values = {
+        "provider": _planted("provider-credential"),  # the user's, handed to the agent on its command line
+        "preset": _planted("preset-key"),
+        "boot": _planted("bootstrap-token"),
+        "cond": _planted("condition-secret"),
+        "case": _planted("case-token"),
+        "user": _planted("user-env-key"),  # the user's MY_API_KEY, copied under the name HARMLESS
+        "marked": _planted("marked"),  # skillgym.secret(...) under the name GREETING
+    }
+    root = write_suite(tmp_path / "evals", {"suite.py": EVERY_KIND_SUITE.format(**values)})
+    agent = tmp_path / "every_kind.py"
+    agent.write_text(EVERY_KIND_AGENT)
+    env = {"FAKE_PROVIDER_API_KEY": values["provider"], "MY_API_KEY": values["user"]}
+    command = f"{sys.executable} {agent} --api-key {values['provider']}"
+    consoles: list[str] = []
+
+    dry = run_agent(root, command, "--dry-run", "--json", env=env)
+    assert dry.returncode == 0, dry.stdout + dry.stderr
+    assert json.loads(dry.stdout)["presets"][0]["env"]["GREETING"] == "<redacted>"
+    consoles += [dry.stdout, dry.stderr]
+    shown = run_agent(root, command, "--dry-run", env=env)
+    assert "env       GREETING=<redacted>" in shown.stdout, shown.stdout
+    consoles += [shown.stdout, shown.stderr]
+
+    proc = run_agent(
+        root,
+        command,
+        "--keep-workspaces",
+        "--record",  # the cassette goes into the suite, to be committed
+        "--progress",
+        "--reporter",
+        "jsonl",
+        "--reporter-output",
+        "-",
+        "--reporter",
+        "junit",
+        env=env,
+    )
+    assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]  # never.txt is missing
+    consoles += [proc.stdout, proc.stderr]
+    run = _only_run(root)
+    (stdout,) = run.rglob("stdout.txt")
+    assert stdout.stat().st_size > 17 * 1024 * 1024
+    (workspace,) = run.rglob("workspace")
+    # The agent and the bootstrap were given every value, each under its own name, and printed it: what
+    # they wrote holds the marker in its place.
+    seen = json.loads((workspace / "env.json").read_text())
+    for name in ("PRESET_API_KEY", "GREETING", "COND_SECRET", "CASE_TOKEN", "HARMLESS"):
+        assert seen["env"][name] == "<redacted>", name
+    assert seen["argv"][-2:] == ["--api-key", "<redacted>"]
+    assert seen["prompt"].count("<redacted>") == 1
+    assert (workspace / "boot.txt").read_text().strip() == "<redacted>"
+    assert (run / "junit.xml").is_file()
+    (cassette,) = (root / "cassettes").rglob("*.jsonl")
+
+    rebuilt = run_cli("report", str(run), cwd=root.parent, env=env)
+    assert rebuilt.returncode == 0, rebuilt.stdout + rebuilt.stderr
+    consoles += [rebuilt.stdout, rebuilt.stderr]
+    listed = run_cli("list", "--suite", str(root), "--json", cwd=root.parent, env=env)
+    consoles += [listed.stdout, listed.stderr]
+
+    for kind, value in values.items():
+        assert _files_holding(run, value) == [], kind
+        assert value.encode() not in cassette.read_bytes(), kind
+        assert not any(value in text for text in consoles), kind

@@ -126,6 +126,7 @@ def test_the_public_surface_is_exactly_the_documented_names() -> None:
         "execution_case",
         "prompt_case",
         "replace_default_conditions",
+        "secret",
         "skill",
         "workspace_preset",
     )

@@ -1,4 +1,4 @@
-"""Tests for suite-level definitions: skills, conditions, workspace presets and anti-pattern rules."""
+"""Tests for suite-level definitions: skills, conditions, workspace presets, anti-pattern rules, secrets."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
-from skillgym.authoring import anti_pattern, condition, skill, workspace_preset
+from skillgym.authoring import anti_pattern, condition, execution_case, secret, skill, workspace_preset
 from skillgym.errors import DefinitionError
 from skillgym.model import AntiPatternRule, Command, Condition, Pattern, Skill, SkillInstall, WorkspacePreset
 from skillgym.registry import Registry, use_registry
@@ -186,3 +186,56 @@ def test_duplicates_are_reported_by_the_registry_with_both_places() -> None:
     assert f"duplicate condition 'stub': first defined at {at('first')}, again at {at('second')}" in str(
         info.value
     )
+
+
+def _show_key(marked: str) -> None:
+    with execution_case("show-key") as c:
+        c.category("session")
+        c.env({"HOST_AUTH": marked})
+        c.task(f"use {marked}")
+        with c.assertions() as a:
+            a.file_exists("done.txt")
+
+
+def test_a_marked_secret_is_returned_as_it_is_recorded_and_kept_out_of_the_fingerprint() -> None:
+    fingerprints = []
+    for value in ("first-credential", "rotated-credential-2"):
+        with use_registry(Registry()) as reg:
+            assert secret(value) is value
+            secret(value)  # marking twice records it once
+            _show_key(value)
+            suite = reg.build("evals")
+        assert suite.secrets == (value,)
+        fingerprints.append(suite.cases[0].fingerprint)
+    with use_registry(Registry()) as reg:
+        _show_key("first-credential")  # the same case, the value unmarked
+        unmarked = reg.build("evals").cases[0].fingerprint
+    # Rotating a marked credential keeps the fingerprint; the value itself is not what is hashed.
+    assert fingerprints[0] == fingerprints[1] != unmarked
+
+
+def test_a_suite_file_that_fails_forgets_the_secrets_it_marked() -> None:
+    registry = Registry()
+    with use_registry(registry):
+        secret("kept-secret")
+        mark = registry.mark()
+        secret("dropped-secret")
+        registry.rollback(mark)
+    assert registry.build("evals").secrets == ("kept-secret",)
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (12345678, "skillgym.secret() takes a string, got int; convert it with str()"),
+        ("short", "was given a value of 5 characters; skillgym scrubs values of 6 or more"),
+    ],
+)
+def test_a_secret_too_short_to_scrub_or_not_a_string_is_refused_without_showing_it(
+    value: object, expected: str
+) -> None:
+    with use_registry(Registry()), pytest.raises(DefinitionError) as info:
+        secret(value)  # type: ignore[arg-type]  # @call
+    message = str(info.value)
+    assert message.startswith(f"{at('call')}: ") and expected in message
+    assert "short'" not in message

@@ -280,6 +280,14 @@ async def test_running_past_the_budget_is_a_timeout_and_keeps_the_partial_trace(
     assert outcome.trace.tool_calls[-1].command == "echo hello > out.txt && cat out.txt"
 
 
+async def test_printing_nothing_within_the_budget_is_a_provider_that_never_answered(tmp_path: Path) -> None:
+    outcome = await _invoke(tmp_path, [], timeout_s=1.0, env_extra={"FAKE_SLEEP": "60"})
+    assert outcome.error_class == "provider-unavailable"
+    assert "gemini printed nothing within the case budget of 1s: the provider never answered" in (
+        outcome.error_message or ""
+    )
+
+
 async def test_warning_lines_are_result_warnings(tmp_path: Path) -> None:
     warned = line(type="error", severity="warning", message="Agent execution blocked: policy")
     lines = recorded("answer")

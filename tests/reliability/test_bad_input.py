@@ -61,6 +61,7 @@ class Bad(NamedTuple):
     args: tuple[str, ...]
     expect: tuple[str, ...]
     env: dict[str, str] = {}
+    absent: tuple[str, ...] = ()  # what the error must not show (a secret)
 
 
 RUN = ("run", "--provider", "stub")
@@ -255,6 +256,20 @@ CORPUS: dict[str, Bad] = {
         LIST,
         ("bad.py:7", "case 'bad'", "c.env()['X']", "null byte"),
     ),
+    "secret-env-null-byte": Bad(  # the value is a secret: the line names where, never what
+        {"bad.py": prompt_case(FULL_PROMPT + 'c.env({"HOST_TOKEN": "sk-\\x00-unshown"})')},
+        LIST,
+        ("bad.py:7", "c.env()['HOST_TOKEN']", "null byte", "<redacted>"),
+        absent=("unshown",),
+    ),
+    "secret-too-short": Bad(
+        {
+            "suite2.py": "from skillgym import secret, workspace_preset\n\n"
+            "workspace_preset('w', env={'A': secret('pin1')})\n"
+        },
+        LIST,
+        ("suite2.py:3", "skillgym.secret()", "4 characters", "6 or more"),
+    ),
     "case-env-name-null-byte": Bad(
         {"bad.py": prompt_case(FULL_PROMPT + 'c.env({"X\\x00": "a"})')},
         LIST,
@@ -424,6 +439,8 @@ def test_bad_input_is_one_clear_line_exit_2_and_writes_nothing(name: str, tmp_pa
     assert len(lines) == 1 or lines[0].startswith("usage:"), proc.stderr  # argparse prints usage first
     for fragment in bad.expect:
         assert fragment in proc.stderr, (fragment, proc.stderr)
+    for fragment in bad.absent:
+        assert fragment not in proc.stderr + proc.stdout, (fragment, proc.stderr)
     assert "Traceback" not in proc.stderr
     assert _tree(tmp_path) == before, "bad input must not write or change any file"
 

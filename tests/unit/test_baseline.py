@@ -10,7 +10,7 @@ import pytest
 
 from skillgym.errors import UsageError
 from skillgym.report import build_report, compare_to_baseline, load_report, render_markdown
-from skillgym.report.aggregate import REPORT_SCHEMA
+from skillgym.report.aggregate import REPORT_SCHEMA, BaselineRow
 from skillgym.reporters.final import write_report
 from tests.unit.test_report import _start, _trial
 
@@ -62,20 +62,24 @@ def test_rows_leave_out_errors_not_the_agents_and_count_its_own_as_failures() ->
     assert (rows["flaky"].current_errored, rows["flaky"].current_errored_not_agents) == (5, 5)
     assert rows["down"].status == "left-out" and rows["down"].delta is None
     assert rows["down"].current_pass_rate_for_verdicts is None
-    # Counted as failures the timeouts read "regressed"; left out, nothing is graded: they decide it.
+    # The timeouts are failures like any other: 3 of 3 to 0 of 3 (Fisher p = 0.1, Holm over the two
+    # compared rows 0.2) is no flag by itself, and no error makes it depend on anything.
     assert rows["slow"].status == "inconclusive" and rows["slow"].delta == -1.0
-    assert rows["slow"].depends_on_errors == 3
+    assert rows["slow"].depends_on_errors == 0
+    assert rows["slow"].p_value == pytest.approx(0.1) and rows["slow"].p_holm == pytest.approx(0.2)
     assert (rows["slow"].current_errored, rows["slow"].current_errored_not_agents) == (3, 0)
     assert summary.overall.n_pairs == 2 and summary.cases_left_out_for_errors == 1
     report = msgspec.structs.replace(new, baseline=summary, baseline_report="/runs/old/report.json")
     md = render_markdown(report)
     assert "Against run old (`/runs/old/report.json`): overall **inconclusive** over 2 case(s); " in md
     assert "1 case left out: errors not the agent's." in md
-    assert "| prompt | flaky | none | stub | 100% | 100% (5 errored, 5 left out) | +0 pts | unchanged |" in md
-    assert "| prompt | down | none | stub | 100% | - (3 errored, 3 left out) | - | left-out |" in md
     assert (
-        "| prompt | slow | none | stub | 100% | 0% (3 errored) | -100 pts "
-        "| inconclusive: the verdict depends on 3 timeouts/provider errors |" in md
+        "| prompt | flaky | none | stub | 100% | 100% (5 errored, 5 left out) | +0 pts | 1 | 1 | unchanged |"
+        in md
+    )
+    assert "| prompt | down | none | stub | 100% | - (3 errored, 3 left out) | - | - | - | left-out |" in md
+    assert (
+        "| prompt | slow | none | stub | 100% | 0% (3 errored) | -100 pts | 0.1 | 0.2 | inconclusive |" in md
     )
 
 
@@ -93,9 +97,7 @@ def test_an_overall_verdict_a_burst_of_provider_errors_decides_is_inconclusive()
     assert summary.overall.mean_diff == pytest.approx(-2 / 3)
     report = msgspec.structs.replace(new, baseline=summary)
     md = render_markdown(report)
-    assert (
-        "overall **inconclusive: the verdict depends on 20 timeouts/provider errors** over 10 case(s)" in md
-    )
+    assert "overall **inconclusive: the verdict depends on 20 provider errors** over 10 case(s)" in md
 
 
 def test_an_overall_verdict_timeouts_do_not_decide_stands() -> None:
@@ -116,7 +118,38 @@ def test_a_changed_fingerprint_has_no_delta() -> None:
     (row,) = compare_to_baseline(new, old).rows
     assert row.status == "fingerprint-changed" and row.delta is None
     md = render_markdown(msgspec.structs.replace(new, baseline=compare_to_baseline(new, old)))
-    assert "| prompt | a | none | stub | 0% | 100% | - | fingerprint-changed |" in md
+    assert "| prompt | a | none | stub | 0% | 100% | - | - | - | fingerprint-changed |" in md
+
+
+def _flip_among(unchanged: int) -> BaselineRow:
+    """The row of a case that went from 0 of 5 to 5 of 5, compared beside ``unchanged`` steady cases."""
+    steady = [f"s{i}" for i in range(unchanged)]
+    old = build_report(
+        _start(run_id="old"),
+        [_trial("flip", "none", t, False) for t in range(1, 6)]
+        + [_trial(c, "none", t, t <= 2) for c in steady for t in range(1, 6)],
+    )
+    new = build_report(
+        _start(),
+        [_trial("flip", "none", t, True) for t in range(1, 6)]
+        + [_trial(c, "none", t, t <= 2) for c in steady for t in range(1, 6)],
+    )
+    return next(r for r in compare_to_baseline(new, old).rows if r.case_id == "flip")
+
+
+def test_a_row_is_flagged_by_its_holm_adjusted_p_and_keeps_the_raw_one() -> None:
+    alone = _flip_among(0)
+    assert alone.p_value == pytest.approx(2 / 252)  # Fisher: 0/5 against 5/5
+    assert alone.p_holm == alone.p_value and alone.status == "improved"
+    # Among 19 steady cases the same change is one of 20 tests: Holm multiplies its p by 20.
+    crowded = _flip_among(19)
+    assert crowded.p_value == alone.p_value and crowded.p_holm == pytest.approx(20 * 2 / 252)
+    assert crowded.status == "inconclusive"
+    report = build_report(_start(), [_trial("flip", "none", t, True) for t in range(1, 6)])
+    old = build_report(_start(run_id="old"), [_trial("flip", "none", t, False) for t in range(1, 6)])
+    md = render_markdown(msgspec.structs.replace(report, baseline=compare_to_baseline(report, old)))
+    assert "| prompt | flip | none | stub | 0% | 100% | +100 pts | 0.00794 | 0.00794 | improved |" in md
+    assert "its **Holm**-adjusted p (over every compared row) is below 0.05" in md
 
 
 def test_a_baseline_that_could_not_be_read_is_named_in_the_report() -> None:

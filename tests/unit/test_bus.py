@@ -251,3 +251,17 @@ async def test_room_after_close_returns_and_post_after_close_is_refused() -> Non
             bus.post(_events(1)[0])
         gated.gate.set()
     assert len(gated.seen) == STREAM_BUFFER + 6 and gated.finished
+
+
+@pytest.mark.anyio
+async def test_every_event_is_scrubbed_of_the_runs_secrets_before_any_subscriber_sees_it() -> None:
+    first, second = Recorder("first"), Recorder("second")
+    plain = LaneStart(run_id="r", at=0.0, lane="prompt", total_trials=1)
+    leaky = RunFinish(
+        run_id="r", at=0.0, counts=Counts(), exit_code=0, duration_s=0.0, notes=("key sk-bus-secret-1 used",)
+    )
+    async with running_bus(first, second, secrets=("sk-bus-secret-1",)) as bus:
+        assert bus.post(plain) is plain  # nothing to scrub: the same object goes out
+        sent = await bus.publish(leaky)
+    assert sent.notes == ("key <redacted> used",)
+    assert first.seen == second.seen == [plain, sent]

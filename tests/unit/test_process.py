@@ -492,3 +492,36 @@ def test_processes_run_in_one_event_loop_after_another(tmp_path: Path) -> None:
 
     assert anyio.run(run_true) == 0
     assert anyio.run(run_true) == 0
+
+
+async def test_secrets_never_reach_the_log_files_even_cut_across_reads(
+    tmp_path: Path, trial_env: dict[str, str]
+) -> None:
+    secret = f"sk-stream-{uuid.uuid4().hex}"
+    half = len(secret) // 2
+    # Each half in its own write with a pause between: the two halves arrive in separate reads.
+    script = (
+        "import sys, time\n"
+        f"s = {secret!r}\n"
+        "for out in (sys.stdout, sys.stderr):\n"
+        f"    out.write('before ' + s[:{half}]); out.flush(); time.sleep(0.2)\n"
+        f"    out.write(s[{half}:] + ' after ' + s); out.flush()\n"
+    )
+    lines: list[bytes] = []
+    with anyio.fail_after(SAFETY_S):
+        result = await run_process(
+            [sys.executable, "-c", script],
+            cwd=tmp_path,
+            env=trial_env,
+            timeout_s=30,
+            stdout_path=tmp_path / "stdout.log",
+            stderr_path=tmp_path / "stderr.log",
+            on_stdout_line=lines.append,
+            secrets=(secret,),
+        )
+    assert result.exit_code == 0
+    for name in ("stdout.log", "stderr.log"):
+        assert (tmp_path / name).read_bytes() == b"before <redacted> after <redacted>"
+    # What the caller keeps in memory is the child's own output: it scrubs what it stores of it.
+    assert result.stdout == f"before {secret} after {secret}".encode() and lines == [result.stdout]
+    assert result.stdout_bytes == len(result.stdout)

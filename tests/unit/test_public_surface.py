@@ -12,6 +12,7 @@ from tests.conftest import REPO
 
 EXPECTED = {
     "prompt_case",
+    "secret",
     "execution_case",
     "dogfood_case",
     "skill",

@@ -10,11 +10,11 @@ import pytest
 
 from skillgym.events import RunStart
 from skillgym.identity import trial_id
+from skillgym.paired import mcnemar_exact_p, sign_test_p
 from skillgym.report import Report, build_report, compare_to_baseline, render_markdown
 from skillgym.report.aggregate import PairedComparison
-from skillgym.report.baseline import newcombe_interval
 from skillgym.results import NOT_THE_AGENTS, ErrorClass, Grade, TrialPaths, TrialResult
-from skillgym.stats import mcnemar_exact_p, sign_test_p
+from skillgym.score_intervals import bounded_mean_interval, suite_pass_interval
 
 
 def _start(**changes: object) -> RunStart:
@@ -163,7 +163,8 @@ def test_case_level_interval_treats_the_case_as_the_unit() -> None:
     ]
     (summary,) = build_report(_start(conditions=("none",)), results).condition_summaries
     assert summary.case_pass_interval is not None
-    assert summary.case_pass_interval.low == 0.0 and summary.case_pass_interval.high == 1.0
+    # Two cases at opposite ends: the interval spans nearly everything, as twenty trials would not.
+    assert summary.case_pass_interval.low < 0.01 and summary.case_pass_interval.high > 0.99
 
 
 def test_two_providers_get_a_provider_comparison() -> None:
@@ -197,15 +198,6 @@ def test_baseline_pairs_by_lane_case_condition_provider_and_flags_changed_finger
     status = {row.case_id: row.status for row in summary.rows}
     assert status == {"same": "improved", "changed": "fingerprint-changed", "fresh": "new", "gone": "missing"}
     assert summary.overall.n_pairs == 1 and summary.overall.verdict == "inconclusive"
-
-
-def test_newcombe_interval_contains_the_difference() -> None:
-    results = [_trial("a", "none", t, t <= 7) for t in range(1, 11)]
-    other = [_trial("a", "none", t, t <= 3) for t in range(1, 11)]
-    a = build_report(_start(), results).cases[0]
-    b = build_report(_start(), other).cases[0]
-    interval = newcombe_interval(a, b)
-    assert interval is not None and interval[0] < 0.4 < interval[1]
 
 
 def test_markdown_has_every_section_and_lists_failures_with_reasons() -> None:
@@ -281,17 +273,16 @@ def test_errors_not_the_agents_are_left_out_of_condition_comparisons(error: Erro
     assert "**inconclusive** over 0 case(s); 8 cases left out: errors not the agent's." in md
 
 
-@pytest.mark.parametrize("error", ["timeout", "provider-error"])
 @pytest.mark.parametrize("none_passes", [2, 3])
-def test_a_verdict_that_the_agents_errors_decide_is_inconclusive_and_says_how_many(
-    error: ErrorClass, none_passes: int
-) -> None:
-    # Self-load passes 1 trial per case and times out (or hits a rate limit) on 2. Counted as failures it
-    # reads "regressed"; left out, "improved" (none passes 2 of 3) or "inconclusive" (none passes 3 of 3).
-    # Either basis alone can read backwards, so the verdict is neither.
+def test_a_verdict_that_provider_errors_decide_is_inconclusive_and_says_how_many(none_passes: int) -> None:
+    # Self-load passes 1 trial per case and hits a provider error (maybe a rate limit) on 2. Counted as
+    # failures it reads "regressed"; left out, "improved" (none passes 2 of 3) or "inconclusive" (none
+    # passes 3 of 3). Either basis alone can read backwards, so the verdict is neither.
     results = [_trial(f"c{i}", "none", t, t <= none_passes) for i in range(10) for t in (1, 2, 3)]
     results += [_trial(f"c{i}", "self-load", 1, True) for i in range(10)]
-    results += [_trial(f"c{i}", "self-load", t, False, error=error) for i in range(10) for t in (2, 3)]
+    results += [
+        _trial(f"c{i}", "self-load", t, False, error="provider-error") for i in range(10) for t in (2, 3)
+    ]
     report = build_report(_start(conditions=("none", "self-load")), results)
     realized = _by_name(report)["realized lift (self-load vs none)"]
     assert realized.comparison.verdict == "inconclusive"
@@ -302,18 +293,28 @@ def test_a_verdict_that_the_agents_errors_decide_is_inconclusive_and_says_how_ma
     md = render_markdown(report)
     diff = f"{100 * (1 - none_passes) / 3:+.0f} pts"
     assert f"| realized lift (self-load vs none) | prompt | 10 | {diff} |" in md
-    assert "| inconclusive: the verdict depends on 20 timeouts/provider errors |" in md
-    assert "**inconclusive: the verdict depends on 20 timeouts/provider errors** over 10 case(s)." in md
+    assert "| inconclusive: the verdict depends on 20 provider errors |" in md
+    assert "**inconclusive: the verdict depends on 20 provider errors** over 10 case(s)." in md
     assert "improved" not in md and "regressed" not in md
     basis = (
-        "Trials that errored for reasons not the agent's (environment, grader, provider unavailable,\n"
-        "interrupted) are left out; timeouts and provider errors count as failures.\n"
-        "Such an error may be an outage or a rate limit as well as the agent's own failure, so where the\n"
-        "compared cases have some, the verdict is also taken with them left out (graded trials only); "
-        "if the\n"
-        "two differ it is `inconclusive` and says how many decided it. The numbers are those counting them.\n"
+        "Trials that errored for reasons not the agent's (environment, grader, provider unavailable or "
+        "silent\nfor its whole budget, interrupted) are left out; timeouts (the agent ran out of time while "
+        "it worked)\nand provider errors count as failures."
     )
-    assert f"under the control.\n{basis}The verdict is `inconclusive`" in md
+    assert f"under the control.\n{basis}" in md
+
+
+def test_a_condition_that_always_times_out_is_regressed() -> None:
+    # None passes every trial; self-load makes the agent hang until every trial times out: a regression
+    # of 100 points over 10 cases (sign test p = .002), which timeouts alone are allowed to decide.
+    results = [_trial(f"c{i}", "none", t, True) for i in range(10) for t in (1, 2, 3)]
+    results += [_trial(f"c{i}", "self-load", t, False, error="timeout") for i in range(10) for t in (1, 2, 3)]
+    report = build_report(_start(conditions=("none", "self-load")), results)
+    realized = _by_name(report)["realized lift (self-load vs none)"]
+    assert realized.comparison.verdict == "regressed" and realized.depends_on_errors == 0
+    assert realized.comparison.mean_diff == -1.0
+    assert realized.comparison.interval is not None and realized.comparison.interval.high < 0.0
+    assert "**regressed** over 10 case(s)." in render_markdown(report)
 
 
 @pytest.mark.parametrize("error", ["timeout", "provider-error"])
@@ -358,7 +359,7 @@ def test_condition_table_shows_both_case_counts_when_the_mean_averages_fewer() -
 def test_the_trial_aggregation_says_what_pass_at_k_is_over_and_mcnemar_is_explained() -> None:
     results = [_trial(f"c{i}", c, 1, c == "preloaded") for i in range(6) for c in ("none", "preloaded")]
     md = render_markdown(build_report(_start(conditions=("none", "preloaded"), trials=1), results))
-    assert "`pass`, its Wilson interval, pass@k and pass^k are over every trial of the case" in md
+    assert "`pass`, pass@k and pass^k are over every trial of the case, errored ones included" in md
     assert "McNemar is the exact test for paired pass/fail outcomes" in md
 
 
@@ -433,7 +434,7 @@ def test_provider_comparison_averages_the_conditions_both_providers_have_for_ver
     assert (
         "Paired per case: each provider's pass rate over the conditions both ran, averaged per case.\n" in md
     )
-    assert "interrupted) are left out; timeouts and provider errors count as failures.\n" in md
+    assert "for its whole budget, interrupted) are left out; timeouts (the agent ran out of time" in md
 
 
 def test_condition_table_names_the_provider_when_the_run_has_several() -> None:
@@ -460,8 +461,10 @@ def _scored(trial: int, score: float) -> TrialResult:
 
 def test_score_interval_stays_within_zero_and_one() -> None:
     (stats,) = build_report(_start(), [_scored(1, 0.2), _scored(2, 0.5), _scored(3, 0.9)]).cases
-    assert stats.score_interval is not None
-    assert (stats.score_interval.low, stats.score_interval.high) == (0.0, 1.0)  # the t-interval is wider
+    # Wilson's with the mean score for the rate: inside [0, 1], around the mean, and not a t-interval's
+    # [0, 1] at three trials.
+    assert stats.score_interval == bounded_mean_interval([0.2, 0.5, 0.9])
+    assert 0.0 < stats.score_interval.low < 1.6 / 3 < stats.score_interval.high < 1.0
 
 
 def test_case_rows_show_errored_trials_the_rate_without_them_and_the_score_interval() -> None:
@@ -475,7 +478,7 @@ def test_case_rows_show_errored_trials_the_rate_without_them_and_the_score_inter
     assert "| trials | pass | errored | 95% CI (Wilson) | mean score | score 95% CI |" in md
     assert "excl. errors; " not in md  # every error the agent's: the rate for verdicts is the first one
     assert "| prompt | c | none | stub | 3 | 1/3 (1/2 = 50% excl. errors) | 1 | [6%, 79%] | 0.62 |" in md
-    assert "| prompt | d | none | stub | 1 | 1/1 | 0 | [21%, 100%] | 1.00 | [1.00, 1.00] |" in md
+    assert "| prompt | d | none | stub | 1 | 1/1 | 0 | [21%, 100%] | 1.00 | 1 trial: no interval |" in md
 
 
 def test_case_rows_show_the_rate_for_verdicts_when_some_error_was_not_the_agents() -> None:
@@ -501,7 +504,7 @@ def test_case_level_intervals_are_per_condition_not_over_a_lanes_mixture() -> No
     preloaded = by_condition["preloaded"].case_pass_interval
     assert preloaded is not None and preloaded.high == 1.0 and preloaded.low < 0.7  # six cases: not certain
     md = render_markdown(report)
-    assert "| prompt | none | 6 | 6 | 0 | 6 | 0 | 0% | 0% | 0% | [0%, 39%] | 0.25 |" in md
+    assert "| prompt | none | 6 | 6 | 0 | 6 | 0 | 0% | 0% | 0% | [0%, 52%] | 0.25 |" in md
 
 
 def test_each_case_level_interval_sits_beside_its_own_estimate() -> None:
@@ -538,7 +541,7 @@ def test_the_mean_case_pass_rate_and_its_interval_count_the_same_trials_as_the_v
     assert summary.pass_rate == pytest.approx(0.5) and summary.pass_rate_excluding_errors == 1.0
     assert summary.mean_case_pass_rate == pytest.approx(0.75)
     interval = summary.case_pass_interval
-    assert interval is not None and (interval.low, interval.high) == (0.5, 1.0)  # the two case rates
+    assert interval == suite_pass_interval([0.5, 1.0], 2)  # the two case rates, two trials each at most
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -578,3 +581,37 @@ def test_stale_harm_verdict_says_which_way_stale_guidance_went() -> None:
     assert "| stale helps |" in render_markdown(
         build_report(_start(conditions=("none", "stale"), trials=1), helps)
     )
+
+
+def test_cases_without_a_partner_are_counted_and_listed_in_the_lift() -> None:
+    # Twelve cases ran with the skill, six without it: the lift is over six, and says which six are not in it.
+    results = [_trial(f"c{i}", "self-load", 1, True) for i in range(12)]
+    results += [_trial(f"c{i}", "none", 1, False) for i in range(6)]
+    report = build_report(_start(conditions=("none", "self-load"), trials=1), results)
+    realized = _by_name(report)["realized lift (self-load vs none)"]
+    assert realized.comparison.n_pairs == 6
+    unpaired = sorted(f"c{i}" for i in range(6, 12))  # in report order
+    assert realized.unpaired == tuple(unpaired)
+    md = render_markdown(report)
+    listed = ", ".join(f"`{c}`" for c in unpaired)
+    assert f"| 6 (6 unpaired (run on one side only, not compared): {listed}) |" in md
+    assert "over 6 case(s); 6 unpaired case(s) not compared." in md
+
+
+def test_a_case_whose_trials_all_failed_for_reasons_not_the_agents_has_no_usable_trials() -> None:
+    results = [_trial("down", "none", t, False, error="provider-unavailable") for t in (1, 2, 3)]
+    (stats,) = build_report(_start(conditions=("none",)), results).cases
+    assert stats.pass_interval is None
+    md = render_markdown(build_report(_start(conditions=("none",)), results))
+    assert "| prompt | down | none | stub | 3 | 0/3 (0/0 = - excl. errors; 0/0 = - for verdicts) | 3 |" in md
+    assert "| 3 | no usable trials | - | - |" in md
+
+
+def test_an_interval_over_fewer_cases_than_the_simulations_check_is_marked() -> None:
+    results = [_trial(f"c{i}", c, 1, c == "preloaded") for i in range(4) for c in ("none", "preloaded")]
+    md = render_markdown(build_report(_start(conditions=("none", "preloaded"), trials=1), results))
+    assert "| oracle lift (preloaded vs none) | prompt | 4 | +100 pts | [" in md
+    assert "] † | 4/0/0 |" in md
+    assert "† Over fewer than 6 cases: no simulation shows this interval holding its 95% there" in md
+    six = [_trial(f"c{i}", c, 1, c == "preloaded") for i in range(6) for c in ("none", "preloaded")]
+    assert "†" not in render_markdown(build_report(_start(conditions=("none", "preloaded"), trials=1), six))

@@ -277,3 +277,18 @@ async def test_finishing_judges_the_run_and_publishes_run_finish(
     # An interruption closes the lane it left open (with the trials it got) before run.finish.
     shapes = _shape(recorder.events)
     assert shapes[-2] == "LaneFinish prompt" and shapes.count("LaneFinish prompt") == 1
+
+
+@pytest.mark.anyio
+async def test_the_run_secrets_hold_the_providers_credentials_whatever_their_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    suite = _suite(tmp_path, {"a": "done", "b": "done"})
+    plan = build_plan(suite, providers=("stub",), conditions=("none",))
+    options = RunOptions(output=str(tmp_path / "runs"))
+    providers = await detect_providers(plan, suite, options)
+    monkeypatch.setattr(providers["stub"], "credentials", ("MY_AGENT_LOGIN", "MY_AGENT_PIN"), raising=False)
+    monkeypatch.setenv("MY_AGENT_LOGIN", "login-credential-value")
+    monkeypatch.setenv("MY_AGENT_PIN", "12")  # too short to scrub from free text
+    run = run_context(plan, suite, options, providers, run_id="r", run_dir=tmp_path / "runs" / "r")
+    assert run.settings.secrets == ("login-credential-value",)

@@ -391,6 +391,23 @@ async def test_grading_gives_the_verdict_or_a_grader_error_when_the_suites_check
 
 
 @pytest.mark.anyio
+async def test_a_secret_that_reads_like_a_number_leaves_the_trials_json_whole(tmp_path: Path) -> None:
+    agent = _stage_trial(tmp_path, "answer", Agent(), secrets=("1733000123",))
+    await trial.prepare_workspace(agent, Agent())
+    outcome = ProviderResult(ok=True, trace=Trace(final_text="pin 1733000123, then done"))
+    times = iter([1733000123.5])
+    result = await trial.record(
+        agent, outcome, None, None, waited=0.0, started=1733000123.25, clock=lambda: next(times)
+    )
+    # Only strings are scrubbed: the timestamps that hold the same digits stay numbers, the files JSON.
+    assert (result.started_at, result.finished_at) == (1733000123.25, 1733000123.5)
+    written = msgspec.json.decode((tmp_path / "run" / result.paths.result).read_bytes(), type=TrialResult)
+    assert written == result
+    trace = msgspec.json.decode((tmp_path / "run" / (result.paths.trace or "")).read_bytes(), type=Trace)
+    assert trace.final_text == "pin <redacted>, then done"
+
+
+@pytest.mark.anyio
 async def test_recording_writes_the_scrubbed_result_it_returns(tmp_path: Path) -> None:
     agent = _stage_trial(tmp_path, "answer", Agent(), secrets=("s3cret",))
     await trial.prepare_workspace(agent, Agent())

@@ -41,6 +41,7 @@ async def build(
         skill_dirs=kwargs.pop("skill_dirs", NATIVE),  # type: ignore[arg-type]
         home_env=kwargs.pop("home_env", {}),  # type: ignore[arg-type]
         first=kwargs.pop("first", None),  # type: ignore[arg-type]
+        secrets=kwargs.pop("secrets", ()),  # type: ignore[arg-type]
     )
 
 
@@ -251,6 +252,17 @@ async def test_bootstrap_then_setup_run_in_order_with_the_trial_env(
     assert "to-stdout" in log
     assert "to-stderr" in log
     assert log.count("[exit 0 after") == 2
+
+
+async def test_the_bootstrap_log_never_holds_a_secret_the_commands_print(
+    layout: TrialLayout, suite_root: Path
+) -> None:
+    preset = make_preset(
+        bootstrap=(sh("echo key=$SETUP_KEY; echo $SETUP_KEY >&2", env={"SETUP_KEY": "sk-boot-1"}),)
+    )
+    await build(layout, suite_root, preset=preset, secrets=("sk-boot-1",))
+    log = Path(layout.trial_dir, "bootstrap.log").read_text()
+    assert "key=<redacted>" in log and "sk-boot-1" not in log
 
 
 async def test_commands_run_in_the_preset_cwd_or_their_own(layout: TrialLayout, suite_root: Path) -> None:
