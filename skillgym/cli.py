@@ -19,7 +19,9 @@ from .fingerprint import short
 from .loader import load_suite
 from .model import LANES, WorkspacePreset
 from .plan import Plan, build_plan
+from .plan_paths import PlanPathError, material_problems, plan_providers, suite_path_problems
 from .plugins import PROVIDERS, REPORTERS, SANDBOXES
+from .providers.base import ProviderSettings
 from .reasons import error_reasons
 from .redact import redact_env, scrub, scrub_struct, secret_values, suite_secrets
 from .sandboxes.base import DEFAULT_SANDBOX, NETWORKS, UNSANDBOXED_WARNING
@@ -311,8 +313,17 @@ def _run(args: argparse.Namespace, out: Console) -> int:
         model=args.model,
         trials=args.trials,
     )
+    problems = suite_path_problems(plan, suite)
+    settings = ProviderSettings(
+        replay_source=args.replay_source, agent_command=args.agent_command, model=args.model
+    )
+    unplayable = material_problems(plan, plan_providers(plan, suite, settings))
     if args.dry_run:
-        _print_plan(plan, out, as_json=args.json, secrets=suite_secrets(suite, secret_values(os.environ)))
+        if problems:
+            raise PlanPathError(problems + unplayable)
+        # The plan is still worth seeing when only the provider's material is missing: it says which.
+        secrets = suite_secrets(suite, secret_values(os.environ))
+        _print_plan(plan, out, as_json=args.json, secrets=secrets, unplayable=unplayable)
         return ExitCode.OK
     # The engine is imported only when a run really starts: `list` and `--dry-run` stay fast.
     from .launch import build_reporters, run_dir_of, start_run
@@ -355,6 +366,8 @@ def _run(args: argparse.Namespace, out: Console) -> int:
         reporter_output=args.reporter_output,
         baseline=baseline,
     )
+    if problems or unplayable:  # after the flags: a typo is named first, then the suite's files
+        raise PlanPathError(problems + unplayable)
     if options.sandbox == "none":
         make_console(stderr=True).print(UNSANDBOXED_WARNING, markup=False)
     outcome = start_run(plan, suite, options, subscribers, snapshots=snapshots)
@@ -441,15 +454,25 @@ def _redacted(preset: WorkspacePreset) -> WorkspacePreset:
     )
 
 
-def _print_plan(plan: Plan, out: Console, *, as_json: bool, secrets: tuple[str, ...]) -> None:
+def _print_plan(
+    plan: Plan, out: Console, *, as_json: bool, secrets: tuple[str, ...], unplayable: Sequence[str] = ()
+) -> None:
     plan = msgspec.structs.replace(plan, presets=tuple(_redacted(p) for p in plan.presets))
     plan = scrub_struct(plan, secrets)  # a secret under a harmless name, or marked with skillgym.secret()
     if as_json:
         doc = msgspec.to_builtins(plan)
         doc["dry_run"] = True
         doc["invocations"] = len(plan.items)
+        doc["unplayable"] = list(unplayable)
         out.out(msgspec.json.encode(doc).decode(), highlight=False)
         return
+    _plan_lines(plan, out)
+    err = make_console(stderr=True)
+    for problem in unplayable:
+        err.print(f"skillgym: warning: a run would refuse this plan: {problem}", markup=False)
+
+
+def _plan_lines(plan: Plan, out: Console) -> None:
     out.print(
         f"dry run: nothing is invoked or written. suite {plan.suite}; lanes {', '.join(plan.lanes) or '-'}; "
         f"conditions {', '.join(plan.conditions) or '-'}; providers {', '.join(plan.providers)}; "

@@ -131,9 +131,9 @@ def _from_schema_1(event: object) -> object:
     if not isinstance(event, dict):
         return event  # not an event: converting it fails with a message that says so
     if event.get("type") == "trial.start":
-        return _nest_id(event)
+        return nest_id(event)
     if event.get("type") == "trial.finish" and isinstance(event.get("result"), dict):
-        return {**event, "result": {**_nest_id(event["result"]), "schema": RESULT_SCHEMA}}
+        return {**event, "result": {**nest_id(event["result"]), "schema": RESULT_SCHEMA}}
     return event
 
 
@@ -156,6 +156,7 @@ def _from_schema_2(event: object) -> object:
     return {**rest, "tokens": summary.get("tokens"), "snapshots": snapshots, "notes": notes}
 
 
-def _nest_id(flat: dict[str, object]) -> dict[str, object]:
+def nest_id(flat: dict[str, object]) -> dict[str, object]:
+    """A schema-1 record (trial.start or a result) with its identity's fields nested under ``id``."""
     rest = {k: v for k, v in flat.items() if k not in _ID_FIELDS and k != "key"}
     return {**rest, "id": {"key": flat.get("key"), **{k: flat.get(k) for k in _ID_FIELDS if k in flat}}}

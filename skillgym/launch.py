@@ -19,7 +19,9 @@ from .events import Counts
 from .loader import load_suite
 from .model import Data, Suite
 from .plan import Plan, build_plan
+from .plan_paths import check_plan_paths
 from .plugins import REPORTERS
+from .providers.base import ProviderSettings
 from .report import Report, load_report
 from .reporters.base import ReporterContext, ReportListener
 from .reporters.events_log import EventLogWriter
@@ -30,6 +32,7 @@ from .runner import RunOptions, RunOutcome, execute
 from .sandboxes.base import DEFAULT_SANDBOX, UNSANDBOXED_WARNING
 from .snapshots import SnapshotOptions
 from .snapshots.step import SnapshotStep
+from .trialfiles import mend_result_files
 
 # What every run writes, whatever --reporter names: naming one is a mistake worth saying.
 ALWAYS_ON: Final = {"events": "the event log (events.jsonl)", "final": "the report (report.json, report.md)"}
@@ -113,6 +116,7 @@ def resume_run(
     """
     with claim_run_dir(run_dir):  # before the log is read or mended: nobody else may be writing it
         log = read_run_log(run_dir)
+        _say_mended(mend_result_files(run_dir, log))
         start = log.start
         suite = load_suite(Path(start.suite_dir))
         plan = build_plan(
@@ -135,6 +139,16 @@ def resume_run(
         if finished is not None:
             return finished
         settings = start.settings
+        # The suite may have changed since the run started: a template or cassette gone is refused now.
+        check_plan_paths(
+            plan,
+            suite,
+            ProviderSettings(
+                replay_source=settings.get("replay_source"),
+                agent_command=settings.get("agent_command"),
+                model=start.model,
+            ),
+        )
         options = RunOptions(
             output=str(run_dir.parent),
             concurrency=concurrency or start.concurrency,
@@ -191,12 +205,21 @@ def rebuild_report(run_dir: Path) -> Report:
     """
     with claim_run_dir(run_dir):  # a run still going writes its own report when it ends
         log = read_run_log(run_dir)
+        _say_mended(mend_result_files(run_dir, log))
         baseline, problem = _baseline_for_rebuild(log.start.baseline_report)
         report = report_from(log.start, list(log.results), log.finish, baseline)
         if problem is not None:
             report = msgspec.structs.replace(report, baseline_problem=problem)
         write_report(run_dir, report)
     return report
+
+
+def _say_mended(warnings: Sequence[str]) -> None:
+    """One warning line per trial file that disagreed with the event log (``mend_result_files``)."""
+    if warnings:
+        err = make_console(stderr=True)
+        for warning in warnings:
+            err.print(f"skillgym: warning: {warning}", markup=False)
 
 
 def _baseline_for_rebuild(path: str | None) -> tuple[Report | None, str | None]:

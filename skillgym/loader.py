@@ -13,22 +13,30 @@ import traceback
 from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
+from typing import TYPE_CHECKING, Any
 
 from .errors import CollectionError, DefinitionError, UsageError
 from .model import Fixture, Suite
 from .registry import Registry, use_registry
+
+if TYPE_CHECKING:
+    from _typeshed import TraceFunction
 
 # Directories inside a suite that hold data rather than case files: never imported.
 DATA_DIRS = frozenset({"fixtures", "skills", "cassettes", "templates", "__pycache__"})
 _MODULE_PREFIX = "_skillgym_suite"
 TIMEOUT_ENV = "SKILLGYM_LOAD_TIMEOUT_S"
 DEFAULT_TIMEOUT_S = 60.0
+# After the timeout's raise, how long the import may take to unwind before the raise counts as swallowed.
+_SWALLOWED_AFTER_S = 0.05
 
 
 class _LoadTimeout(BaseException):
     """Raised into the import that is running when the load timeout fires.
 
-    A BaseException, so a case file's own ``except Exception`` does not swallow it.
+    A BaseException, so a case file's own ``except Exception`` does not swallow it. A bare ``except:``
+    would: when the import still runs shortly after the first raise, it is raised again, and at every
+    line the import runs from then on (see ``_stop_every_line``), until it has left the case file.
     """
 
 
@@ -149,8 +157,19 @@ def _deadline(seconds: float) -> Iterator[None]:
         yield
         return
 
+    tracer = sys.gettrace()
+    fired = ended = False
+
     def expire(signum: int, frame: FrameType | None) -> None:
-        signal.signal(signal.SIGALRM, previous)  # one shot: restored even if the raise lands in cleanup
+        nonlocal fired
+        if ended:  # the load is over; the timer is being taken down
+            return
+        if fired:  # the first raise was swallowed (a bare except) and the import still runs
+            signal.signal(signal.SIGALRM, previous)
+            _stop_every_line(frame)
+        else:  # the first raise says where the import was; a second comes soon unless the load ends
+            signal.setitimer(signal.ITIMER_REAL, _SWALLOWED_AFTER_S)
+        fired = True
         raise _LoadTimeout
 
     started = time.monotonic()
@@ -160,11 +179,46 @@ def _deadline(seconds: float) -> Iterator[None]:
     try:
         yield
     finally:
+        ended = True
         signal.setitimer(signal.ITIMER_REAL, 0)
+        sys.settrace(tracer)  # the tracer set when the time ran out goes; a debugger's comes back
         signal.signal(signal.SIGALRM, previous)
         if outer[0]:  # an outer timer keeps its own schedule: what was left of it, less the load's time
             left = max(outer[0] - (time.monotonic() - started), 1e-6)
             signal.setitimer(signal.ITIMER_REAL, left, outer[1])
+
+
+def _stop_every_line(frame: FrameType | None) -> None:
+    """From now on, raise ``_LoadTimeout`` at each line and call of code the case file's import runs.
+
+    A bare ``except:`` that catches the first raise runs its own next line in a traced frame, so the
+    raise escapes its handler; a loop of such handlers is left in one pass. Only frames below the
+    loader's ``_import_file`` are traced: the loader's own ``except _LoadTimeout`` and the context
+    managers around it run as usual, and ``_deadline`` then removes the tracer. Python code only, as the
+    timer itself: a C call that never returns is not cut short.
+    """
+
+    def stop(traced: FrameType, event: str, arg: Any) -> TraceFunction | None:
+        if event == "call" and not _under_import(traced):
+            return None
+        if event in ("call", "line"):
+            raise _LoadTimeout
+        return stop
+
+    sys.settrace(stop)  # frames called from now on
+    while frame is not None and frame.f_code.co_filename != __file__:  # and the import's running now
+        frame.f_trace = stop
+        frame.f_trace_lines = True
+        frame = frame.f_back
+
+
+def _under_import(frame: FrameType | None) -> bool:
+    """True when ``frame`` was called, however deep, by the loader's import of a case file."""
+    while frame is not None:
+        if frame.f_code.co_filename == __file__:
+            return frame.f_code is _import_file.__code__
+        frame = frame.f_back
+    return False
 
 
 def _describe_timeout(exc: _LoadTimeout, path: Path, seconds: float) -> str:

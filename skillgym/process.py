@@ -17,6 +17,7 @@ import anyio
 
 from .childio import Child, Sink
 from .errors import SkillgymError
+from .lifeline import LIFELINE
 from .model import Data
 from .redact import ByteScrubber
 
@@ -149,6 +150,7 @@ async def run_process(
                 if process.returncode is None:
                     with anyio.move_on_after(_AFTER_KILL_S):
                         await process.exited()
+                LIFELINE.release(process.pid)
             stdout.finish()  # what each scrubber still held back
             stderr.finish()
         duration_s = time.monotonic() - started
@@ -354,11 +356,13 @@ def _start(
     # Started right here, on the loop: a hand-off to a worker thread costs more than the start itself
     # (a millisecond or so) once dozens of trials want threads at once.
     try:
-        return Child.start(
+        child = Child.start(
             command, cwd=cwd, env=dict(env), stdin_data=stdin_data, stdout=stdout, stderr=stderr
         )
     except OSError as exc:
         raise _start_error(command[0], Path(cwd), exc) from exc
+    LIFELINE.guard(child.pid)  # its own session: its pid is its group, which dies if skillgym does
+    return child
 
 
 def check_startable(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str]) -> None:

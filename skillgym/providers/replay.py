@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Final
 
@@ -19,6 +19,7 @@ import anyio.to_thread
 import msgspec
 
 from ..errors import UsageError
+from ..identity import TrialId
 from ..plugins import PROVIDERS, STREAM_FORMATS, provider
 from ..process import ProcessStartError
 from ..results import ErrorClass
@@ -26,6 +27,7 @@ from ..sandboxes.base import Network
 from ..trace import ToolCall, Trace
 from .base import Detection, ProviderRequest, ProviderResult, ProviderSettings
 from .cassette import (
+    DEFAULT_MODEL,
     CassetteError,
     CassetteMeta,
     cassette_candidates,
@@ -143,6 +145,54 @@ class ReplayProvider:
         )
         return Detection(provider=self.name, available=True, default_model=model, note=note)
 
+    def missing_material(self, trials: Sequence[TrialId]) -> list[str]:
+        """One line per case/condition of ``trials`` lacking a cassette for some trial (naming them), and
+        one per cassette they would play that does not parse (file, line and problem)."""
+        try:
+            provider, model = self.resolve_source()
+        except UsageError as exc:
+            return [str(exc)]
+        lacking: dict[tuple[str, str, str], list[int]] = {}
+        checked: set[Path] = set()  # a condition-level cassette serves every trial: parsed once
+        problems: list[str] = []
+        for trial in trials:
+            group = (trial.lane, trial.case_id, trial.condition)
+            try:
+                candidates = cassette_candidates(
+                    self._suite_root,
+                    provider=provider,
+                    model=model,
+                    lane=trial.lane,
+                    case=trial.case_id,
+                    condition=trial.condition,
+                    trial=trial.trial,
+                )
+            except CassetteError as exc:
+                problems.append(str(exc))
+                continue
+            found = find_cassette(candidates)
+            if found is None:
+                lacking.setdefault(group, []).append(trial.trial)
+            elif found not in checked:
+                checked.add(found)
+                try:
+                    _load(found, Path(os.devnull))
+                except CassetteError as exc:
+                    problems.append(str(exc))
+                except OSError as exc:
+                    problems.append(
+                        f"{found}: cannot read the cassette ({exc}); make it readable or re-record"
+                    )
+        for (lane, case, condition), numbers in lacking.items():
+            folder = self._root / provider / model / lane / case
+            problems.append(
+                f"replay has nothing to play for {lane} case {case!r}, condition {condition!r}, "
+                f"trial(s) {_spans(numbers)}: no {folder / condition}.jsonl nor "
+                f"{folder / condition}/trial-<n>.jsonl; record them with --record --provider {provider}"
+                + ("" if model == DEFAULT_MODEL else f" --model {model}")
+            )
+        return list(dict.fromkeys(problems))
+
     async def invoke(self, request: ProviderRequest) -> ProviderResult:
         started = time.monotonic()
         try:
@@ -209,6 +259,21 @@ class ReplayProvider:
         else:
             Path(request.stderr_path).write_bytes(b"")
         return ProviderResult(ok=True, trace=trace, model=meta.model, cassette=str(path), warnings=warnings)
+
+
+def _spans(numbers: Sequence[int]) -> str:
+    """``[1, 2, 3, 5]`` as ``1-3, 5``: a thousand missing trials stay one short line."""
+    spans: list[str] = []
+    ordered = sorted(numbers)
+    start = prev = ordered[0]
+    for number in [*ordered[1:], None]:
+        if number is not None and number == prev + 1:
+            prev = number
+            continue
+        spans.append(str(start) if start == prev else f"{start}-{prev}")
+        if number is not None:
+            start = prev = number
+    return ", ".join(spans)
 
 
 def _split_source(source: str) -> tuple[str, str]:

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
+from ..identity import TrialId
 from ..plugins import provider
 from ..sandboxes.base import Network
 from ..trace import Trace
@@ -30,7 +32,9 @@ class StubProvider:
 
     In the execution and dogfood lanes ``stubs/<case>/<condition>.jsonl``, else ``stubs/<case>.jsonl``,
     comes first: a skillgym-trace whose commands and file writes are re-enacted in the workspace.
-    Without any of these files it fails honestly (provider-error) rather than inventing an answer.
+    A plan whose trials lack all of these files is refused before the run (``missing_material``); a file
+    that goes missing or does not parse during the run fails its trial as an environment-error (the
+    suite's configuration, not the agent's failure) rather than inventing an answer.
     """
 
     name = "stub"
@@ -73,7 +77,7 @@ class StubProvider:
                 f"stub provider has no canned output for case {case}: add stubs/{case}.md "
                 f"(or stubs/{case}/{condition}.md for the {condition!r} condition only)"
                 + (
-                    f", or a skillgym-trace stubs/{case}.jsonl whose commands are re-enacted"
+                    f", or a skillgym-trace stubs/{case}.jsonl to re-enact"
                     if request.id.lane in REENACT_LANES
                     else ""
                 )
@@ -120,6 +124,62 @@ class StubProvider:
             )
         return ProviderResult(ok=True, trace=trace, warnings=warnings)
 
+    def missing_material(self, trials: Sequence[TrialId]) -> list[str]:
+        """One line per case/condition of ``trials`` with no stub, or with one outside the suite, and one
+        per trace stub that does not parse."""
+        problems: list[str] = []
+        parsed: set[str] = set()  # a trace stub serves every condition: parsed once
+        base = Path(self._root).parent.resolve()
+        for lane, case, condition in dict.fromkeys((t.lane, t.case_id, t.condition) for t in trials):
+            try:
+                path = self.source(lane, case, condition)
+            except UnsafePathError as exc:
+                problems.append(str(exc))
+                continue
+            if path is None:
+                scripted = (
+                    f", or a skillgym-trace {os.path.join(self._root, case)}.jsonl to re-enact"
+                    if lane in REENACT_LANES
+                    else ""
+                )
+                problems.append(
+                    f"stub has nothing to play for {lane} case {case!r} under condition {condition!r}: "
+                    f"add {os.path.join(self._root, case)}.md "
+                    f"(or {os.path.join(self._root, case, condition)}.md for that condition only){scripted}"
+                )
+                continue
+            target = Path(os.path.realpath(path))
+            if not target.is_relative_to(base):
+                problems.append(
+                    f"stub for case {case!r}: the symlink {path} points to {target}, outside the suite "
+                    f"{base}; skillgym does not follow links out of the suite: copy the file into the suite "
+                    "or point the link inside it"
+                )
+            elif path.endswith(".jsonl") and path not in parsed:
+                parsed.add(path)
+                try:
+                    with open(path, "rb") as lines:
+                        parse_trace_stream(lines)
+                except StreamParseError as exc:
+                    problems.append(f"stub {path} is not a skillgym-trace: {exc}")
+                except OSError as exc:
+                    problems.append(f"stub provider cannot read {path}: {exc.strerror or exc}")
+        return problems
+
+    def source(self, lane: str, case: str, condition: str) -> str | None:
+        """The file that answers ``case`` under ``condition`` in ``lane``, in lookup order, or None."""
+        for segment, what in ((case, "case id"), (condition, "condition id")):
+            check_segment(segment, what=what)
+        suffixes = (".jsonl", ".md") if lane in REENACT_LANES else (".md",)
+        for suffix in suffixes:
+            for path in (
+                os.path.join(self._root, case, f"{condition}{suffix}"),
+                os.path.join(self._root, f"{case}{suffix}"),
+            ):
+                if os.path.isfile(path):
+                    return path
+        return None
+
     def canned(self, case: str, condition: str) -> str | None:
         """The canned answer for ``case`` under ``condition``, or None; each pair is read once."""
         key = (case, condition)
@@ -157,4 +217,5 @@ def _read_text(path: str) -> str:
 
 
 def _failed(message: str) -> ProviderResult:
-    return ProviderResult(ok=False, trace=Trace(), error_class="provider-error", error_message=message)
+    # A missing, unreadable or malformed stub is the suite's configuration, never the agent's failure.
+    return ProviderResult(ok=False, trace=Trace(), error_class="environment-error", error_message=message)

@@ -362,3 +362,44 @@ def test_no_secret_value_anywhere_in_the_run_or_console(suite_dir: SuiteDir, tmp
     assert (
         "<redacted>" in (_only_run(root) / "trials/prompt/case-1/none/command/trial-1/trace.json").read_text()
     )
+
+
+def _damage_three_results(run_dir: Path) -> dict[Path, bytes]:
+    """Truncate one trial's result.json, replace one with garbage, and edit one's status; the originals."""
+    paths = sorted(run_dir.glob("trials/prompt/*/none/command/trial-1/result.json"))[:3]
+    originals = {p: p.read_bytes() for p in paths}
+    truncated, garbage, edited = paths
+    truncated.write_bytes(originals[truncated][: len(originals[truncated]) // 2])
+    garbage.write_bytes(b"\x00\x01not json")
+    record = json.loads(originals[edited])
+    record["status"] = "passed" if record["status"] != "passed" else "failed"
+    edited.write_text(json.dumps(record))
+    return originals
+
+
+@pytest.mark.parametrize("command", ["report", "resume"])
+def test_trial_files_that_disagree_with_the_event_log_are_named_and_rewritten_from_it(
+    suite_dir: SuiteDir, tmp_path: Path, command: str
+) -> None:
+    root = suite_dir(SUITE)
+    agent, _ = _agent(tmp_path)
+    run_agent(root, agent)
+    run_dir = _only_run(root)
+    report = (run_dir / "report.json").read_bytes()
+    originals = _damage_three_results(run_dir)
+    args = ("report", str(run_dir)) if command == "report" else ("run", "--resume", str(run_dir))
+    proc = run_cli(*args, cwd=root.parent)
+    assert proc.returncode == (0 if command == "report" else 1), proc.stderr
+    warnings = [line for line in proc.stderr.splitlines() if line.startswith("skillgym: warning:")]
+    truncated, garbage, edited = (p.relative_to(run_dir) for p in originals)
+    rewrote = "rewrote it from events.jsonl, the run's record"
+    assert sorted(warnings) == [  # one line per file (in log order)
+        f"skillgym: warning: {truncated} is truncated or not JSON; {rewrote}",
+        f"skillgym: warning: {garbage} is truncated or not JSON; {rewrote}",
+        f"skillgym: warning: {edited} disagrees with events.jsonl (status differ); {rewrote}",
+    ], proc.stderr
+    for path, data in originals.items():
+        assert path.read_bytes() == data, path
+    assert (run_dir / "report.json").read_bytes() == report  # the report came from the log all along
+    again = run_cli(*args, cwd=root.parent)
+    assert "warning" not in again.stderr, again.stderr

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -31,7 +32,6 @@ SUITE = {
                 with c.step("waits") as s:
                     s.must_mention("wait")
     """,
-    # Canned answers for `none` only: every self-load trial is a provider error, the agent's own failure.
     **{f"stubs/{case}/none.md": "I would wait for the line.\n" for case in CASES},
 }
 # Execution cases whose verifier breaks under self-load only: a grader error, the suite's bug.
@@ -56,6 +56,13 @@ BROKEN_UNDER_SELF_LOAD = {
     """,
     **{f"stubs/{case}.md": "I waited for the line.\n" for case in CASES},
 }
+# An agent that answers under `none` and crashes under self-load: a provider error, the agent's own failure.
+CRASHES_UNDER_SELF_LOAD = """
+import json, os, sys
+if "/self-load/" in os.environ["SKILLGYM_TRIAL_ID"]:
+    sys.exit(3)
+print(json.dumps({"type": "result", "text": "I would wait for the line."}))
+"""
 SCHEMA_1 = Path(__file__).parent.parent / "unit" / "data" / "report-schema-1.json"
 
 
@@ -64,9 +71,9 @@ def _only_run(root: Path, output: str = "runs") -> Path:
     return run_dir
 
 
-def _run(root: Path, *args: str, output: str = "runs") -> None:
+def _run(root: Path, *args: str, output: str = "runs", provider: str = "stub") -> None:
     proc = run_cli(
-        "run", "--suite", str(root), "--provider", "stub", "--output", output, *args, cwd=root.parent
+        "run", "--suite", str(root), "--provider", provider, "--output", output, *args, cwd=root.parent
     )
     assert proc.returncode in (0, 1), proc.stderr
 
@@ -94,7 +101,20 @@ def test_a_condition_whose_agent_only_errored_is_not_left_out_nor_called_a_regre
     # A provider error (here: the stub has no answer for self-load) counts as a failure, not a pass; yet it
     # may be an outage, and with the provider errors left out nothing is graded: they decide the verdict.
     root = suite_dir(SUITE)
-    _run(root, "--condition", "none", "--condition", "self-load", "--trials", "2")
+    agent = root.parent / "agent.py"
+    agent.write_text(CRASHES_UNDER_SELF_LOAD)
+    crashing = ("--agent-command", f"{sys.executable} {agent}")
+    _run(
+        root,
+        "--condition",
+        "none",
+        "--condition",
+        "self-load",
+        "--trials",
+        "2",
+        *crashing,
+        provider="command",
+    )
     run_dir = _only_run(root)
     report = json.loads((run_dir / "report.json").read_text())
     assert report["errors_by_class"] == {"provider-error": 12}
@@ -153,6 +173,8 @@ def test_compare_baseline_reads_an_older_report_and_refuses_a_newer_one(suite_di
 
     newer = root.parent / "newer.json"
     newer.write_text(json.dumps({**json.loads(SCHEMA_1.read_text()), "schema": 99}))
-    refused = run_cli("run", "--suite", str(root), "--compare-baseline", str(newer), cwd=root.parent)
+    refused = run_cli(
+        "run", "--suite", str(root), "--provider", "stub", "--compare-baseline", str(newer), cwd=root.parent
+    )
     assert refused.returncode == 2
     assert "has report schema 99, newer than this skillgym reads" in " ".join(refused.stderr.split())

@@ -89,20 +89,25 @@ def test_stub_prompt_lane_pass_and_fail_with_files_and_exit_1(suite_dir: SuiteDi
     assert (run_dir / "run.json").exists()
 
 
-def test_stub_without_canned_output_fails_honestly(suite_dir: SuiteDir) -> None:
+def test_stub_without_canned_output_is_refused_before_the_run(suite_dir: SuiteDir) -> None:
     root = suite_dir({"cases.py": PROMPT_CASES["cases.py"], "stubs/good.md": "wait\n"})
     proc = run_cli("run", "--suite", str(root), "--provider", "stub", "--case", "bad", cwd=root.parent)
-    assert proc.returncode == 1
-    result = json.loads((_run_dir(root) / "trials/prompt/bad/none/stub/trial-1/result.json").read_text())
-    assert result["status"] == "errored"
-    assert result["error_class"] == "provider-error"
-    assert "stubs/bad.md" in result["error_message"]
+    assert proc.returncode == 2, proc.stderr
+    assert "stub has nothing to play for prompt case 'bad'" in proc.stderr and "stubs/bad.md" in proc.stderr
+    assert not (root.parent / "runs").exists()
+
+
+def test_a_run_with_errors_ends_by_saying_why(suite_dir: SuiteDir, tmp_path: Path) -> None:
+    root = suite_dir(PROMPT_CASES)
+    agent = tmp_path / "crash.py"
+    agent.write_text("import sys\nsys.stdin.read()\nsys.exit(3)\n")
+    proc = run_cli(*agent_run(root, f"{sys.executable} {agent}"), "--case", "bad", cwd=root.parent)
+    assert proc.returncode == 1, proc.stderr
+    result = json.loads((_run_dir(root) / "trials/prompt/bad/none/command/trial-1/result.json").read_text())
+    assert result["status"] == "errored" and result["error_class"] == "provider-error"
     # Without --progress the run still ends by saying why: grouped, counted, with a trial to look at.
-    assert (
-        "why 1 trial(s) errored:\n  1 x provider-error: stub provider has no canned output for case <case>: "
-        "add stubs/<case>.md" in proc.stdout
-    )
-    assert "(prompt/bad/none/stub/trial-1)\nreport: " in proc.stdout
+    assert "why 1 trial(s) errored:\n  1 x provider-error: " in proc.stdout
+    assert "(prompt/bad/none/command/trial-1)\nreport: " in proc.stdout
 
 
 EXECUTION_SUITE = {

@@ -296,7 +296,7 @@ def test_the_network_is_off_for_a_command_agent_unless_its_case_asks(
 
 
 def test_a_missing_bwrap_stops_the_run_before_the_matrix_with_exit_2(tmp_path: Path) -> None:
-    root = write_suite(tmp_path / "evals", ENV_SUITE)
+    root = write_suite(tmp_path / "evals", {**ENV_SUITE, "stubs/env.md": "I would wait.\n"})
     bare = tmp_path / "bin"
     bare.mkdir()
     proc = run_cli(

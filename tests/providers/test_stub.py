@@ -51,7 +51,7 @@ async def test_a_condition_file_wins_over_the_case_file(suite_root: Path, tmp_pa
 async def test_without_canned_output_it_fails_honestly(suite_root: Path, tmp_path: Path) -> None:
     result = await StubProvider(suite_root).invoke(request(tmp_path, case_id="wait-for-output"))
     assert not result.ok
-    assert result.error_class == "provider-error"
+    assert result.error_class == "environment-error"  # the suite's configuration, not the agent's failure
     assert result.error_message is not None
     assert result.error_message.startswith(
         "stub provider has no canned output for case wait-for-output: add stubs/wait-for-output.md"
@@ -148,7 +148,7 @@ async def test_a_trace_stub_that_does_not_parse_fails_naming_the_line(
     canned(suite_root, "hello-prompt.jsonl", _trace_lines({"type": "tool_call", "command": "ls"}))
     result = await StubProvider(suite_root).invoke(request(tmp_path))
     assert not result.ok
-    assert result.error_class == "provider-error"
+    assert result.error_class == "environment-error"  # the suite's stub, not the agent
     assert result.error_message is not None
     assert "stubs/hello-prompt.jsonl is not a skillgym-trace: line 1" in result.error_message
     assert "`name`" in result.error_message

@@ -45,6 +45,15 @@ def execution_case(body: str) -> str:
 
 
 FULL_PROMPT = 'c.category("trigger")\nc.prompt("p")\nc.expect_skill(None)\n'
+# An execution case in workspace preset 't'.
+TEMPLATE_CASE = execution_case(
+    'c.category("s")\nc.task("t")\nc.workspace("t")\nwith c.assertions() as a:\n    a.file_exists("x")'
+).replace("'bad'", "'tpl'")
+# A prompt-lane cassette of a stream format every install has.
+REPLAYABLE = (
+    '{"cassette": 1, "provider": "rec", "model": "m1", "format": "claude-stream-json", "lane": "prompt", '
+    '"case": "ok", "condition": "none", "trial": null, "fingerprint": "", "recorded_at": "x"}\n'
+)
 
 
 class Bad(NamedTuple):
@@ -317,7 +326,7 @@ CORPUS: dict[str, Bad] = {
     # --- cassettes ---
     "malformed-cassette": Bad(
         {"cassettes/rec/m1/prompt/ok/none.jsonl": '{"cassette": 1, "provider": "rec"\n'},
-        ("run",),
+        ("run", "--condition", "none"),
         ("cassettes/rec/m1/prompt/ok/none.jsonl:1",),
     ),
     "cassette-unknown-format": Bad(
@@ -326,10 +335,45 @@ CORPUS: dict[str, Bad] = {
             '"format": "gpt-xml", "lane": "prompt", "case": "ok", "condition": "none", "trial": null, '
             '"fingerprint": "", "recorded_at": "x"}\n'
         },
-        ("run",),
+        ("run", "--condition", "none"),
         ("none.jsonl", "gpt-xml"),
     ),
     "no-cassettes-for-replay": Bad({}, ("run",), ("cassettes", "--record")),
+    "cassette-missing-for-a-condition": Bad(
+        {"cassettes/rec/m1/prompt/ok/none.jsonl": REPLAYABLE},
+        ("run", "--condition", "none", "--condition", "stale"),
+        ("replay has nothing to play", "'stale'", "cassettes/rec/m1/prompt/ok/stale.jsonl", "--record"),
+    ),
+    # --- files the plan names ---
+    "missing-template": Bad(
+        {
+            "suite2.py": "from skillgym import workspace_preset\n\n"
+            "workspace_preset('t', template='templates/gone')\n",
+            "uses.py": TEMPLATE_CASE,
+            "stubs/tpl.md": "done\n",
+        },
+        RUN,
+        ("workspace preset 't' template", "templates/gone", "does not exist"),
+    ),
+    "trace-stub-that-does-not-parse": Bad(
+        {
+            "bad.py": execution_case(
+                'c.category("s")\nc.task("t")\nwith c.assertions() as a:\n    a.file_exists("x")'
+            ),
+            "stubs/bad.jsonl": '{"type": "tool_call", "command": "ls"}\n',
+        },
+        (*RUN, "--condition", "none", "--case", "bad"),
+        ("stubs/bad.jsonl is not a skillgym-trace: line 1",),
+    ),
+    "missing-stub": Bad(
+        {
+            "other.py": prompt_case(
+                FULL_PROMPT + 'with c.step("s") as s:\n    s.must_mention("wait")', "other"
+            )
+        },
+        (*RUN, "--condition", "none"),
+        ("stub has nothing to play", "'other'", "stubs/other.md"),
+    ),
     # --- command line ---
     "unknown-flag": Bad({}, ("run", "--trails", "3"), ("--trails",)),
     "zero-trials": Bad({}, (*RUN, "--trials", "0"), ("--trials must be at least 1",)),

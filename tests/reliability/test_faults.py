@@ -129,7 +129,7 @@ def test_a_100_mb_stream_is_capped_with_bounded_memory(suite_dir: SuiteDir, tmp_
 
 
 def test_an_output_path_that_cannot_be_created_is_exit_2(suite_dir: SuiteDir, tmp_path: Path) -> None:
-    root = suite_dir(SUITE)
+    root = suite_dir({**SUITE, **{f"stubs/case-{i}.md": "I would wait.\n" for i in range(4)}})
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("a file where the output folder should go")
     proc = run_cli(

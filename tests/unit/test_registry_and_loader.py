@@ -13,7 +13,7 @@ from skillgym.errors import CollectionError, DefinitionError, UsageError
 from skillgym.loader import discover_fixtures, load_suite, suite_files
 from skillgym.model import Budget, Condition, PromptCase, Skill
 from skillgym.registry import Registry, current_registry, default_conditions, use_registry
-from tests.conftest import write_suite
+from tests.conftest import run_cli, write_suite
 
 PROMPT = """
 from skillgym import prompt_case
@@ -250,3 +250,35 @@ def test_off_the_main_thread_a_suite_loads_without_a_timeout(
     worker.start()
     worker.join(timeout=30)
     assert loaded == ["slow"]
+
+
+SWALLOWING = {  # case files whose loop catches everything, the load timeout included
+    "bare-except": "while True:\n    try:\n        pass\n    except:\n        pass\n",
+    "sleep-except-base-continue": "import time\n\nwhile True:\n    try:\n        time.sleep(5)\n"
+    "    except BaseException:\n        continue\n",
+    "nested-in-a-function": "def spin():\n    while True:\n        try:\n            try:\n"
+    "                pass\n            except:\n                pass\n        except:\n            pass\n\n\n"
+    "spin()\n",
+}
+
+
+@pytest.mark.parametrize("name", list(SWALLOWING))
+def test_the_load_timeout_is_not_swallowed_by_a_bare_except(tmp_path: Path, name: str) -> None:
+    # In a process of its own: without the fix the load never ends, and the subprocess timeout says so.
+    root = write_suite(tmp_path / "evals", {"a.py": PROMPT.format(id="ok"), "b.py": SWALLOWING[name]})
+    proc = run_cli(
+        "list", "--suite", str(root), cwd=tmp_path, env={"SKILLGYM_LOAD_TIMEOUT_S": "0.2"}, timeout=30
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert "b.py:" in proc.stderr and "still importing after 0.2 s" in proc.stderr
+
+
+def test_the_tracer_that_stops_a_load_is_removed_with_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = write_suite(tmp_path, {"b.py": SWALLOWING["nested-in-a-function"]})
+    monkeypatch.setenv("SKILLGYM_LOAD_TIMEOUT_S", "0.2")
+    tracer = sys.gettrace()
+    with pytest.raises(CollectionError, match=r"still importing after 0\.2 s"):
+        load_suite(root)
+    assert sys.gettrace() is tracer
