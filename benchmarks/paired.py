@@ -103,24 +103,23 @@ def _concurrency() -> tuple[Callable[[Path], None], Side]:
     return setup, side
 
 
-# A prompt-lane agent that answers after 0 to 50 ms, logging when it ran (the most running at once is
-# counted from the logs): trials this short leave the harness as the limit.
+# A prompt-lane agent that answers after 0 to 50 ms (by its PID), marking its start and end by the mtimes
+# of two empty files: shell builtins and one sleep, so the agents cost next to nothing and the harness is
+# what limits how many run at once (counted from the marks).
 _QUICK_AGENT = """\
-import json, os, random, sys, time, uuid
-sys.stdin.read()
-started = time.time()
-time.sleep(random.uniform(0, 0.05))
-with open(os.path.join(sys.argv[1], uuid.uuid4().hex), "w") as f:
-    f.write(f"{started} {time.time()}")
-print(json.dumps({"type": "result", "text": "I would wait until it prints Listening"}))
+cat >/dev/null
+: > "$1/$$.start"
+sleep "0.$(printf %02d $(( $$ % 50 )))"
+: > "$1/$$.end"
+printf '%s\\n' '{"type":"result","text":"I would wait until it prints Listening"}'
 """
 
 
 def _most_at_once(folder: Path) -> int:
     changes = []
-    for log in folder.iterdir():
-        started, ended = map(float, log.read_text().split())
-        changes += [(started, 1), (ended, -1)]
+    for mark in folder.glob("*.start"):
+        end = mark.with_suffix(".end")
+        changes += [(mark.stat().st_mtime_ns, 1), (end.stat().st_mtime_ns, -1)]
     running = most = 0
     for _, change in sorted(changes):
         running += change
@@ -135,7 +134,7 @@ def _load_figure() -> tuple[Callable[[Path], None], Side]:
 
     def setup(scratch: Path) -> None:
         made["suite"] = run._generated_suite(scratch / "evals-load", 500)
-        made["script"] = scratch / "quick_agent.py"
+        made["script"] = scratch / "quick_agent.sh"
         made["script"].write_text(_QUICK_AGENT)
 
     def side(checkout: Path, scratch: Path, number: int) -> Sample:
@@ -143,7 +142,7 @@ def _load_figure() -> tuple[Callable[[Path], None], Side]:
         logs = scratch / f"agents-{checkout.name}-{number}"
         logs.mkdir()
         args = ["run", "--suite", str(made["suite"]), "--provider", "command", "--sandbox", "none"]
-        agent = f"{sys.executable} {made['script']} {logs}"
+        agent = f"sh {made['script']} {logs}"
         args += ["--agent-command", agent, "--concurrency", "64", "--output", str(out)]
         measured, own = _cli(checkout, args, scratch)
         return Sample(run._run_span(out), own, measured.peak_mb, _most_at_once(logs))

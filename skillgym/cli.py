@@ -114,7 +114,7 @@ def _parser() -> argparse.ArgumentParser:
         type=int,
         default=None,
         help="trials whose agents run at once (default: the provider's own; 4 for agent CLIs and command, "
-        "16 for replay and stub)",
+        "24 for replay, 16 for stub)",
     )
     trials.add_argument(
         "--keep-workspaces", action="store_true", help="keep every workspace, not only failed ones"

@@ -61,7 +61,7 @@ class ReplayProvider:
     sandbox_readable: tuple[str, ...] = ()
     # A replayed trial mostly waits (on the recorded commands' sleeps and the programs they drive), and
     # calls no model: far more of them fit on a machine than real agents.
-    default_concurrency = 16
+    default_concurrency = 24
     passthrough_env: tuple[str, ...] = ()
     home_env: dict[str, str] = {}
     stream_format: str | None = None  # each cassette names its own

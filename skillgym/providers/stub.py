@@ -42,7 +42,7 @@ class StubProvider:
     runs_agent: bool = False
     network: Network = "none"
     sandbox_readable: tuple[str, ...] = ()
-    default_concurrency = 16  # no agent process: a trial is a file read, a grade and its files
+    default_concurrency = 16  # no agent: a canned answer, or a trace whose commands run again
     passthrough_env: tuple[str, ...] = ()
     home_env: dict[str, str] = {}
     stream_format: str | None = None

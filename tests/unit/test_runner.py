@@ -36,6 +36,7 @@ from skillgym.runner import (
     finish,
     replay_kept,
     run_context,
+    run_start,
     schedule,
 )
 from skillgym.trace import Trace
@@ -292,3 +293,23 @@ async def test_the_run_secrets_hold_the_providers_credentials_whatever_their_nam
     monkeypatch.setenv("MY_AGENT_PIN", "12")  # too short to scrub from free text
     run = run_context(plan, suite, options, providers, run_id="r", run_dir=tmp_path / "runs" / "r")
     assert run.settings.secrets == ("login-credential-value",)
+
+
+class _SlowStandIn:
+    default_concurrency = 3
+
+
+@pytest.mark.anyio
+async def test_concurrency_defaults_to_the_providers_own_the_smallest_with_several(tmp_path: Path) -> None:
+    suite = _suite(tmp_path, {"a": "done", "b": "done"})
+    plan = build_plan(suite, providers=("stub",), conditions=("none",))
+    options = RunOptions(output=str(tmp_path / "runs"))
+    providers = await detect_providers(plan, suite, options)
+    run = run_context(plan, suite, options, providers, run_id="r", run_dir=tmp_path / "runs" / "r")
+    assert run.options.concurrency == 16  # the stub's own
+    assert run_start(run, resumed=False).concurrency == 16
+    given = msgspec.structs.replace(options, concurrency=2)
+    assert run_context(plan, suite, given, providers, run_id="r", run_dir=tmp_path).options.concurrency == 2
+    several = {**providers, "slow": _SlowStandIn()}  # a provider without the attribute would mean 4
+    run = run_context(plan, suite, options, several, run_id="r", run_dir=tmp_path)  # type: ignore[arg-type]
+    assert run.options.concurrency == 3
