@@ -14,22 +14,11 @@ import math
 from collections.abc import Sequence
 from typing import Final
 
-from .stats import Interval, _check_finite, _check_level, fmean, normal_quantile, t_quantile
+from .stats import Interval, _check_finite, _check_level, fmean, normal_quantile, t_quantile, wilson_around
 
 # The fewest cases at which the simulations (benchmarks/coverage.py) show a suite or lift interval holding
 # its level; below it an interval is printed, but marked as resting on no such check.
 SMALLEST_CHECKED: Final = 6
-
-
-def _score_interval(mean: float, n_effective: float, quantile: float, level: float) -> Interval:
-    # Wilson's interval around `mean` with n_effective observations and the given quantile.
-    q2n = quantile * quantile / n_effective
-    center = (mean + q2n / 2.0) / (1.0 + q2n)
-    half = quantile / (1.0 + q2n) * math.sqrt(mean * (1.0 - mean) / n_effective + q2n / (4.0 * n_effective))
-    # At 0 and 1 the bound is exactly the mean; pin it so rounding never excludes the estimate.
-    low = 0.0 if mean == 0.0 else max(0.0, min(mean, center - half))
-    high = 1.0 if mean == 1.0 else min(1.0, max(mean, center + half))
-    return Interval(low=low, high=high, level=level)
 
 
 def _check_unit(values: Sequence[float], what: str) -> None:
@@ -50,7 +39,7 @@ def bounded_mean_interval(values: Sequence[float], level: float = 0.95) -> Inter
     _check_unit(values, "scores")
     if len(values) < 2:
         return None
-    return _score_interval(fmean(values), len(values), normal_quantile(0.5 + level / 2.0), level)
+    return wilson_around(fmean(values), len(values), normal_quantile(0.5 + level / 2.0), level)
 
 
 def dispersion(case_means: Sequence[float], trials: int) -> float:
@@ -68,7 +57,7 @@ def _phi_interval(
 ) -> tuple[Interval, float]:  # the interval and the dispersion it used
     phi = dispersion(case_means, trials)
     quantile = t_quantile(0.5 + level / 2.0, len(case_means) - 1)
-    return _score_interval(fmean(case_means), len(case_means) / phi, quantile, level), phi
+    return wilson_around(fmean(case_means), len(case_means) / phi, quantile, level), phi
 
 
 def suite_pass_interval(case_means: Sequence[float], trials: int, level: float = 0.95) -> Interval | None:

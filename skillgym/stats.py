@@ -72,13 +72,18 @@ def wilson_interval(successes: int, n: int, level: float = 0.95) -> Interval | N
 
 
 def _wilson(p_hat: float, n: int, level: float) -> Interval:
-    z = normal_quantile(0.5 + level / 2.0)
-    z2n = z * z / n
-    center = (p_hat + z2n / 2.0) / (1.0 + z2n)
-    half = z / (1.0 + z2n) * math.sqrt(p_hat * (1.0 - p_hat) / n + z2n / (4.0 * n))
-    # At 0/n and n/n the bound is exactly p_hat; pin it so rounding never excludes the estimate.
-    low = 0.0 if p_hat == 0.0 else max(0.0, min(p_hat, center - half))
-    high = 1.0 if p_hat == 1.0 else min(1.0, max(p_hat, center + half))
+    return wilson_around(p_hat, n, normal_quantile(0.5 + level / 2.0), level)
+
+
+def wilson_around(mean: float, n: float, quantile: float, level: float) -> Interval:
+    """Wilson's score interval around ``mean`` with ``n`` observations (possibly an effective, fractional
+    number) and the given quantile (a normal one for Wilson's own, a t one for small-sample variants)."""
+    q2n = quantile * quantile / n
+    center = (mean + q2n / 2.0) / (1.0 + q2n)
+    half = quantile / (1.0 + q2n) * math.sqrt(mean * (1.0 - mean) / n + q2n / (4.0 * n))
+    # At 0 and 1 the bound is exactly the mean; pin it so rounding never excludes the estimate.
+    low = 0.0 if mean == 0.0 else max(0.0, min(mean, center - half))
+    high = 1.0 if mean == 1.0 else min(1.0, max(mean, center + half))
     return Interval(low=low, high=high, level=level)
 
 
