@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import uuid
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,9 @@ from .support import record, request
 pytestmark = pytest.mark.anyio
 
 SNAPSHOT = "printf 'ECHO: hello world\\n' > snapshot.txt"
+
+# Cleanup finds a trial's processes by its tag machine-wide: a run id no other test process shares.
+RUN = f"run-{uuid.uuid4().hex[:12]}"
 
 
 def event(**fields: object) -> str:
@@ -236,7 +240,7 @@ async def test_replay_in_a_materialized_hermetic_trial(suite_root: Path, tmp_pat
     condition = Condition(id="self-load")
     env = hermetic_env(
         layout,
-        trial_id="run-7/hello",
+        trial_id=f"{RUN}/hello",
         suite_root=suite_root,
         passthrough={},
         preset_env={},
@@ -267,7 +271,7 @@ async def test_replay_in_a_materialized_hermetic_trial(suite_root: Path, tmp_pat
     result = await provider.invoke(req)
     assert result.ok, result.error_message
     assert (Path(layout.workspace) / "snapshot.txt").read_text() == "ECHO: hello world\n"
-    await cleanup(layout, trial_id="run-7/hello", keep_workspace=False)
+    await cleanup(layout, trial_id=f"{RUN}/hello", keep_workspace=False)
     assert not Path(layout.workspace).exists()
     assert Path(layout.stdout).read_text().splitlines() == HELLO
 
@@ -285,7 +289,7 @@ async def test_reenacted_tmux_sessions_live_on_the_trial_socket_until_cleanup(
     layout = layout_for(tmp_path / "trial")
     env = hermetic_env(
         layout,
-        trial_id="run-8/tmux",
+        trial_id=f"{RUN}/tmux",
         suite_root=suite_root,
         passthrough={},
         preset_env={},
@@ -310,7 +314,7 @@ async def test_reenacted_tmux_sessions_live_on_the_trial_socket_until_cleanup(
         assert result.warnings == ()
         assert (Path(layout.workspace) / "live.txt").read_text() == "live\n"
     finally:
-        report = await cleanup(layout, trial_id="run-8/tmux", keep_workspace=False)
+        report = await cleanup(layout, trial_id=f"{RUN}/tmux", keep_workspace=False)
     assert len(report.tmux_sockets) == 1
     assert report.tmux_sockets[0].startswith(layout.tmux_tmpdir)
 

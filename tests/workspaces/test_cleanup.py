@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,6 +23,10 @@ from .support import make_case, make_condition, make_preset, make_suite, trial_e
 
 pytestmark = pytest.mark.anyio
 sweep_module = importlib.import_module("skillgym.workspaces.sweep")
+
+# Cleanup finds a trial's processes by this tag machine-wide: a run id of its own, so another test
+# process running these tests at the same time (another checkout, another session) is never taken for ours.
+RUN = f"run-{uuid.uuid4().hex[:12]}"
 
 
 def alive(pid: int) -> bool:
@@ -98,13 +103,13 @@ async def test_kills_a_daemon_tagged_with_the_trial_id_and_spares_others(
 ) -> None:
     make_dirs(layout)
     base = {"PATH": os.environ["PATH"]}
-    mine = daemonize({**base, "SKILLGYM_TRIAL_ID": "run-1/trial-1"})
-    other = daemonize({**base, "SKILLGYM_TRIAL_ID": "run-1/trial-10"})
+    mine = daemonize({**base, "SKILLGYM_TRIAL_ID": f"{RUN}/trial-1"})
+    other = daemonize({**base, "SKILLGYM_TRIAL_ID": f"{RUN}/trial-10"})
     started += [mine, other]
     assert alive(mine)
     assert alive(other)
 
-    report = await cleanup(layout, trial_id="run-1/trial-1", keep_workspace=False)
+    report = await cleanup(layout, trial_id=f"{RUN}/trial-1", keep_workspace=False)
 
     assert report.killed == (mine,)
     assert report.survivors == ()
@@ -125,7 +130,7 @@ async def test_a_daemon_a_bootstrap_command_left_behind_is_killed(
         "for i in $(seq 250); do [ \"$(awk '{print $6}' /proc/$p/stat)\" = $p ] && break; sleep 0.02; done"
     )
     preset = make_preset(bootstrap=(Command(argv=("bash", "-c", script)),))
-    env = trial_env(layout, suite_root, trial_id="run-1/daemon-trial")
+    env = trial_env(layout, suite_root, trial_id=f"{RUN}/daemon-trial")
     await materialize(
         layout,
         suite=make_suite(suite_root),
@@ -139,7 +144,7 @@ async def test_a_daemon_a_bootstrap_command_left_behind_is_killed(
     started.append(pid)
     assert alive(pid)
 
-    await cleanup(layout, trial_id="run-1/daemon-trial", keep_workspace=True)
+    await cleanup(layout, trial_id=f"{RUN}/daemon-trial", keep_workspace=True)
 
     assert not alive(pid)
 
