@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,7 +17,16 @@ def _installed(cli: AgentCli, config: pytest.Config) -> Path:
     if reason is not None:
         pytest.skip(reason)
     terminal = config.pluginmanager.get_plugin("terminalreporter")
-    say = (lambda line: terminal.write_line(f"skillgym tests: {line}")) if terminal else print
+    capture = config.pluginmanager.get_plugin("capturemanager")
+
+    def say(line: str) -> None:
+        # Output is captured while a fixture runs: this line is for the person waiting, so it goes past.
+        with capture.global_and_fixture_disabled() if capture else contextlib.nullcontext():
+            if terminal:
+                terminal.write_line(f"skillgym tests: {line}")
+            else:
+                print(f"skillgym tests: {line}")
+
     return install(cli, say)
 
 
