@@ -9,31 +9,13 @@ import pytest
 from rich.console import Console
 
 from skillgym.events import Counts, Event, LaneFinish, LaneStart, RunFinish, RunStart, TrialFinish, TrialStart
-from skillgym.identity import trial_id
 from skillgym.reporters.console import ConsoleReporter
-from skillgym.results import Grade, TrialPaths, TrialResult
+from skillgym.results import Grade, TrialResult
+from tests.results import result_for
 
 
 def _result(key: str, status: str, **extra: object) -> TrialResult:
-    lane, case, condition, provider, trial = key.split("/")
-    return TrialResult(
-        id=trial_id(
-            lane=lane,  # type: ignore[arg-type]
-            case_id=case,
-            condition=condition,
-            provider=provider,
-            trial=int(trial.split("-")[1]),
-            fingerprint="f" * 64,
-        ),
-        category="c",
-        model=None,
-        status=status,  # type: ignore[arg-type]
-        started_at=0.0,
-        finished_at=1.5,
-        duration_s=1.5,
-        paths=TrialPaths(dir=key, result=f"{key}/result.json"),
-        **extra,  # type: ignore[arg-type]
-    )
+    return result_for(key, status, finished_at=1.5, duration_s=1.5, **extra)
 
 
 def _run(*, warnings: tuple[str, ...] = ()) -> list[Event]:

@@ -2,34 +2,17 @@
 
 from __future__ import annotations
 
-from skillgym.identity import trial_id
 from skillgym.reasons import error_reasons
-from skillgym.results import TrialPaths, TrialResult
+from skillgym.results import TrialResult
+from tests.results import result_for
 
 
 def _result(
     key: str, status: str = "errored", error_class: str = "provider-error", message: str = ""
 ) -> TrialResult:
-    lane, case, condition, provider, trial = key.split("/")
-    return TrialResult(
-        id=trial_id(
-            lane=lane,  # type: ignore[arg-type]
-            case_id=case,
-            condition=condition,
-            provider=provider,
-            trial=int(trial.split("-")[1]),
-            fingerprint="f" * 64,
-        ),
-        category="c",
-        model=None,
-        status=status,  # type: ignore[arg-type]
-        error_class=error_class if status == "errored" else None,  # type: ignore[arg-type]
-        error_message=message if status == "errored" else None,
-        started_at=0.0,
-        finished_at=1.0,
-        duration_s=1.0,
-        paths=TrialPaths(dir=key, result=f"{key}/result.json"),
-    )
+    if status != "errored":
+        return result_for(key, status)
+    return result_for(key, status, error_class=error_class, error_message=message)
 
 
 def _stub_missing(case: str, condition: str) -> TrialResult:

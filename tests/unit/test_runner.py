@@ -19,7 +19,6 @@ from skillgym.events import (
     TrialFinish,
     TrialStart,
 )
-from skillgym.identity import trial_id
 from skillgym.loader import load_suite
 from skillgym.model import Suite
 from skillgym.plan import Plan, build_plan
@@ -40,6 +39,7 @@ from skillgym.runner import (
     schedule,
 )
 from skillgym.trace import Trace
+from tests.results import result_for
 
 CASES = """
 from skillgym import prompt_case
@@ -216,24 +216,7 @@ async def test_a_run_dir_removed_between_trials_stops_the_schedule_before_the_ne
 
 
 def _result(key: str, status: str) -> TrialResult:
-    lane, case, condition, provider, trial = key.split("/")
-    return TrialResult(
-        id=trial_id(
-            lane=lane,  # type: ignore[arg-type]
-            case_id=case,
-            condition=condition,
-            provider=provider,
-            trial=int(trial.removeprefix("trial-")),
-            fingerprint="f",
-        ),
-        category="trigger",
-        model=None,
-        status=status,  # type: ignore[arg-type]
-        started_at=0.0,
-        finished_at=1.0,
-        duration_s=1.0,
-        paths={"dir": key, "result": f"{key}/result.json"},  # type: ignore[arg-type]
-    )
+    return result_for(key, status, category="trigger")
 
 
 A, B = "prompt/a/none/stub/trial-1", "prompt/b/none/stub/trial-1"
