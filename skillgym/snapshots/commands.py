@@ -56,8 +56,8 @@ def add_snapshots_parser(sub: Any) -> None:
     snap = sub.add_parser(
         "snapshots",
         help="accept (update) or check token snapshots from a finished run; no agent is called",
-        description="Accept (update) or check token snapshots from the latest run (or --run RUN_DIR). "
-        "Snapshots live in <dir>/<provider>/<model>.toml; no agent is called.",
+        description="Accept (update) or check token snapshots from the latest run of --suite "
+        "(or --run RUN_DIR). Snapshots live in <dir>/<provider>/<model>.toml; no agent is called.",
     )
     snap.add_argument("action", nargs="?", choices=("update", "check"), help="update or check")
     flags = snap.add_mutually_exclusive_group()
