@@ -14,7 +14,16 @@ import math
 from collections.abc import Sequence
 from typing import Final
 
-from .stats import Interval, _check_finite, _check_level, fmean, normal_quantile, t_quantile, wilson_around
+from .stats import (
+    Interval,
+    _check_finite,
+    _check_level,
+    fmean,
+    normal_quantile,
+    t_quantile,
+    wilson_around,
+    wilson_interval,
+)
 
 # The fewest cases at which the simulations (benchmarks/coverage.py) show a suite or lift interval holding
 # its level; below it an interval is printed, but marked as resting on no such check.
@@ -121,4 +130,23 @@ def paired_lift_interval(
     dl_t, du_t, dl_c, du_c = mt - it.low, it.high - mt, mc - ic.low, ic.high - mc
     low = (mt - mc) - math.sqrt(max(0.0, dl_t**2 - 2.0 * r * dl_t * du_c + du_c**2))
     high = (mt - mc) + math.sqrt(max(0.0, du_t**2 - 2.0 * r * du_t * dl_c + dl_c**2))
+    return Interval(low=max(-1.0, low), high=min(1.0, high), level=level)
+
+
+def rate_difference_interval(
+    passed_a: int, trials_a: int, passed_b: int, trials_b: int, level: float = 0.95
+) -> Interval | None:
+    """Interval for rate a minus rate b from two independent sets of trials; None when a side has none.
+
+    Newcombe's hybrid score interval (his method 10 for unpaired rates): square-and-add over each side's
+    Wilson interval. It keeps its level at few trials where the Wald interval does not, never leaves
+    [-1, 1], and is never a point (two sides that both pass every trial still get width from their counts).
+    """
+    wilson_a, wilson_b = wilson_interval(passed_a, trials_a, level), wilson_interval(passed_b, trials_b, level)
+    if wilson_a is None or wilson_b is None:
+        return None
+    rate_a, rate_b = passed_a / trials_a, passed_b / trials_b
+    diff = rate_a - rate_b
+    low = diff - math.hypot(rate_a - wilson_a.low, wilson_b.high - rate_b)
+    high = diff + math.hypot(wilson_a.high - rate_a, rate_b - wilson_b.low)
     return Interval(low=max(-1.0, low), high=min(1.0, high), level=level)

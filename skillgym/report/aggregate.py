@@ -209,10 +209,42 @@ class BaselineRow(Data, frozen=True, kw_only=True):
     # other) and the same after Holm's step-down over every compared row; None when not compared.
     p_value: float | None = None
     p_holm: float | None = None
+    # What `skillgym compare` calls the row (None in reports written before it): fixed | regressed |
+    # unchanged | inconclusive, compared; new | removed | fingerprint-changed | left-out, not compared.
+    # ``status`` says the same in its older words (improved for fixed, missing for removed).
+    change: str | None = None
+    # Each side's passes and trials for verdicts (None for a side without the row, or an older report).
+    baseline_passed: int | None = None
+    baseline_trials: int | None = None
+    current_passed: int | None = None
+    current_trials: int | None = None
+    # The 95% interval of ``delta`` (Newcombe's hybrid score interval for two independent rates, not
+    # adjusted for the number of rows) and the test behind the row's flag; None when not compared.
+    interval: Interval | None = None
+    test: str | None = None
+
+
+class FlakyCase(Data, frozen=True, kw_only=True):
+    """A case whose trials disagree within one run: some pass, some fail (trials for verdicts)."""
+
+    lane: str
+    case_id: str
+    condition: str
+    provider: str
+    trials: int  # trials for verdicts: errors not the agent's left out
+    passed: int
+    # The chance that two of its trials, drawn without replacement, disagree: 2c(n-c) / (n(n-1)).
+    flip_rate: float
+    # pass^k over the same trials: the chance that k of them, drawn without replacement, all pass.
+    pass_hat_k: dict[str, float]
 
 
 class BaselineSummary(Data, frozen=True, kw_only=True):
-    """This run against an earlier report; ``overall`` pairs per case (lane, case)."""
+    """This run against an earlier report; ``overall`` pairs per case (lane, case).
+
+    ``--compare-baseline`` puts it in report.json and ``skillgym compare`` prints it: one function
+    (``compare_to_baseline``) builds it for both.
+    """
 
     baseline_run: str
     rows: tuple[BaselineRow, ...]
@@ -220,6 +252,19 @@ class BaselineSummary(Data, frozen=True, kw_only=True):
     cases_left_out_for_errors: int  # cases with no compared row and a left-out one
     # As PairedComparison.depends_on_errors, for the overall verdict.
     overall_depends_on_errors: int = 0
+    # Fields below are None or empty in reports written before `skillgym compare`.
+    current_run: str | None = None
+    baseline_suite: str | None = None
+    current_suite: str | None = None
+    baseline_skill_hash: str | None = None
+    current_skill_hash: str | None = None
+    changes: dict[str, int] = {}  # rows per change, every change named (0 when none)
+    # The tests behind the rows' flags and behind ``overall``, in words.
+    row_test: str | None = None
+    overall_test: str | None = None
+    # Cases whose trials disagree within each run, most flips first.
+    flaky_baseline: tuple[FlakyCase, ...] = ()
+    flaky_current: tuple[FlakyCase, ...] = ()
 
 
 class Failure(Data, frozen=True, kw_only=True):

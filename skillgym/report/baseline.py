@@ -11,6 +11,7 @@ import msgspec
 from ..errors import UsageError
 from ..multiplicity import fisher_exact_p, holm_adjust
 from ..results import NOT_THE_AGENTS
+from ..score_intervals import rate_difference_interval
 from .aggregate import (
     REPORT_SCHEMA,
     BaselineRow,
@@ -23,6 +24,7 @@ from .aggregate import (
     settle,
     verdict_pair,
 )
+from .flaky import flaky_cases
 
 Key: TypeAlias = tuple[str, str, str, str]  # lane, case, condition, provider
 _decoder = msgspec.json.Decoder(Report)
@@ -37,8 +39,10 @@ class _Schema(msgspec.Struct):
 _schema_decoder = msgspec.json.Decoder(_Schema)
 
 
-def load_report(path: Path) -> Report:
+def load_report(path: Path, *, what: str = "baseline report") -> Report:
     """Read a report.json (or the report.json inside a run directory) written by this or an earlier version.
+
+    ``what`` names the file in errors ("baseline report", "run A").
 
     A schema-1 report keeps what both versions compute alike (counts, per-case statistics, tokens), and its
     cases get the rates for verdicts from the error classes of its failures; its comparisons and baseline
@@ -49,34 +53,32 @@ def load_report(path: Path) -> Report:
     try:
         data = target.read_bytes()
         schema = _schema_decoder.decode(data).schema
-        _check_schema(schema, target)
+        _check_schema(schema, target, what)
         if schema == 1:
             return msgspec.convert(_with_timeouts(_from_schema_1(msgspec.json.decode(data))), Report)
         if schema == 2:
             return msgspec.convert(_with_timeouts(msgspec.json.decode(data)), Report)
         return _decoder.decode(data)
     except FileNotFoundError:
-        raise UsageError(
-            f"baseline report {target} does not exist; pass a run directory or its report.json"
-        ) from None
+        raise UsageError(f"{what} {target} does not exist; pass a run directory or its report.json") from None
+    except IsADirectoryError:
+        raise UsageError(f"{what} {target} is a folder; pass a run directory or its report.json") from None
     except msgspec.ValidationError as exc:
-        raise UsageError(
-            f"baseline report {target} is not a skillgym report ({exc}); pass a report.json"
-        ) from exc
+        raise UsageError(f"{what} {target} is not a skillgym report ({exc}); pass a report.json") from exc
     except msgspec.DecodeError as exc:
-        raise UsageError(f"baseline report {target} is not valid JSON ({exc})") from exc
+        raise UsageError(f"{what} {target} is not valid JSON ({exc})") from exc
 
 
-def _check_schema(schema: int, target: Path) -> None:
+def _check_schema(schema: int, target: Path, what: str) -> None:
     if schema > REPORT_SCHEMA:
         raise UsageError(
-            f"baseline report {target} has report schema {schema}, newer than this skillgym reads "
+            f"{what} {target} has report schema {schema}, newer than this skillgym reads "
             f"(schema {REPORT_SCHEMA} and earlier); upgrade skillgym, or compare with a report this version "
             "wrote (`skillgym report RUN_DIR` rewrites a run's report from its events)"
         )
     if schema < 1:
         raise UsageError(
-            f"baseline report {target} has report schema {schema}, which no skillgym writes; "
+            f"{what} {target} has report schema {schema}, which no skillgym writes; "
             "pass a report.json a skillgym run wrote"
         )
 
@@ -205,12 +207,37 @@ def _rows(
             read = _flag(without[0] - without[1], holm_graded[i]) if without is not None else "inconclusive"
             if errors and status in _FLAGS and read != status:
                 status, depends = "inconclusive", errors
-        rows.append(_row(k, cur, old, status, depends, raw.get(i), holm.get(i)))
+        rows.append(_row(k, cur, old, status, depends, raw.get(i), holm.get(i), row_test(len(compared))))
     return tuple(rows)
+
+
+def row_test(compared: int) -> str:
+    """The test behind a row's flag, in words."""
+    return f"two-sided Fisher exact test over trials; Holm's step-down over {compared} compared row(s)"
+
+
+OVERALL_TEST: Final = (
+    "paired per case (lane, case): Newcombe's square-and-add interval over case means and an exact sign "
+    "test; a verdict needs both"
+)
 
 
 _FLAGS = frozenset({"improved", "regressed"})
 _COMPARED = frozenset({"improved", "regressed", "unchanged", "inconclusive"})
+
+
+# `skillgym compare`'s word for each status: a conclusive rise fixes a case, a row only the baseline has
+# was removed; the rest read the same.
+CHANGES: Final = {
+    "improved": "fixed",
+    "regressed": "regressed",
+    "unchanged": "unchanged",
+    "inconclusive": "inconclusive",
+    "new": "new",
+    "missing": "removed",
+    "fingerprint-changed": "fingerprint-changed",
+    "left-out": "left-out",
+}
 
 
 def _row(
@@ -221,10 +248,12 @@ def _row(
     depends: int,
     p_value: float | None,
     p_holm: float | None,
+    test: str | None,
 ) -> BaselineRow:
     lane, case_id, condition, provider = key
     now = cur.pass_rate_for_verdicts if cur else None
     before = old.pass_rate_for_verdicts if old else None
+    compared = status in _COMPARED and cur is not None and old is not None
     return BaselineRow(
         lane=lane,
         case_id=case_id,
@@ -243,6 +272,17 @@ def _row(
         depends_on_errors=depends,
         p_value=p_value,
         p_holm=p_holm,
+        change=CHANGES[status],
+        baseline_passed=old.passed if old else None,
+        baseline_trials=old.verdict_trials if old else None,
+        current_passed=cur.passed if cur else None,
+        current_trials=cur.verdict_trials if cur else None,
+        interval=(
+            rate_difference_interval(cur.passed, cur.verdict_trials, old.passed, old.verdict_trials)
+            if compared and cur is not None and old is not None
+            else None
+        ),
+        test=test if compared else None,
     )
 
 
@@ -277,10 +317,11 @@ def _means(by_case: dict[tuple[str, str], Pairs]) -> Pairs:
 
 
 def compare_to_baseline(current: Report, baseline: Report) -> BaselineSummary:
-    """Pair this run with an earlier report.
+    """Pair this run with an earlier report: what ``--compare-baseline`` and ``skillgym compare`` both show.
 
-    Each (lane, case, condition, provider) row reads improved, regressed, unchanged or inconclusive, or
-    says why it was not compared; the overall comparison pairs per case, the unit of analysis.
+    Each (lane, case, condition, provider) row reads fixed, regressed, unchanged or inconclusive, or says
+    why it was not compared (new, removed, fingerprint-changed, left-out); the overall comparison pairs
+    per case, the unit of analysis. Each run's flaky cases come along.
     """
 
     def key(s: CaseStats) -> Key:
@@ -292,10 +333,33 @@ def compare_to_baseline(current: Report, baseline: Report) -> BaselineSummary:
     pairs, without, left_out, provider_errors = _pairs_per_case(rows, now, before)
     trials = max(most_trials(current.cases), most_trials(baseline.cases))
     overall, depends = settle("current vs baseline", pairs, without, provider_errors, trials)
+    changes = dict.fromkeys(CHANGES.values(), 0)
+    for r in rows:
+        changes[CHANGES[r.status]] += 1
     return BaselineSummary(
         baseline_run=baseline.run_id,
         rows=rows,
         overall=overall,
         cases_left_out_for_errors=left_out,
         overall_depends_on_errors=depends,
+        current_run=current.run_id,
+        baseline_suite=baseline.suite,
+        current_suite=current.suite,
+        baseline_skill_hash=baseline.skill_hash,
+        current_skill_hash=current.skill_hash,
+        changes=changes,
+        row_test=row_test(sum(1 for r in rows if r.status in _COMPARED)),
+        overall_test=OVERALL_TEST,
+        flaky_baseline=flaky_cases(baseline.cases),
+        flaky_current=flaky_cases(current.cases),
     )
+
+
+def conclusive_regressions(summary: BaselineSummary) -> list[str]:
+    """What regressed conclusively: each regressed row's key, and the overall verdict when it regressed."""
+    found = [
+        f"{r.lane}/{r.case_id}/{r.condition}/{r.provider}" for r in summary.rows if r.change == "regressed"
+    ]
+    if summary.overall.verdict == "regressed" and not summary.overall_depends_on_errors:
+        found.append("overall (paired per case)")
+    return found

@@ -74,8 +74,8 @@ def test_rows_leave_out_errors_not_the_agents_and_count_its_own_as_failures() ->
     assert "Against run old (`/runs/old/report.json`): overall **inconclusive** over 2 case(s); " in md
     assert "1 case left out: errors not the agent's." in md
     assert (
-        "| prompt | flaky | none | stub | 100% | 100% (5 errored, 5 left out) | +0 pts | 1 | 1 | unchanged |"
-        in md
+        "| prompt | flaky | none | stub | 100% | 100% (5 errored, 5 left out) | +0 pts | [-43, +28] | 1 | 1 "
+        "| unchanged |" in md
     )
     assert "| prompt | down | none | stub | 100% | - (3 errored, 3 left out) | - | - | - | left-out |" in md
     assert (
@@ -118,7 +118,7 @@ def test_a_changed_fingerprint_has_no_delta() -> None:
     (row,) = compare_to_baseline(new, old).rows
     assert row.status == "fingerprint-changed" and row.delta is None
     md = render_markdown(msgspec.structs.replace(new, baseline=compare_to_baseline(new, old)))
-    assert "| prompt | a | none | stub | 0% | 100% | - | - | - | fingerprint-changed |" in md
+    assert "| prompt | a | none | stub | 0% | 100% | - | - | - | - | fingerprint-changed |" in md
 
 
 def _flip_among(unchanged: int) -> BaselineRow:
@@ -148,7 +148,10 @@ def test_a_row_is_flagged_by_its_holm_adjusted_p_and_keeps_the_raw_one() -> None
     report = build_report(_start(), [_trial("flip", "none", t, True) for t in range(1, 6)])
     old = build_report(_start(run_id="old"), [_trial("flip", "none", t, False) for t in range(1, 6)])
     md = render_markdown(msgspec.structs.replace(report, baseline=compare_to_baseline(report, old)))
-    assert "| prompt | flip | none | stub | 0% | 100% | +100 pts | 0.00794 | 0.00794 | improved |" in md
+    assert (
+        "| prompt | flip | none | stub | 0% | 100% | +100 pts | [+39, +100] | 0.00794 | 0.00794 | fixed |"
+        in md
+    )
     assert "its **Holm**-adjusted p (over every compared row) is below 0.05" in md
 
 
