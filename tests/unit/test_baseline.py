@@ -77,7 +77,9 @@ def test_rows_leave_out_errors_not_the_agents_and_count_its_own_as_failures() ->
         "| prompt | flaky | none | stub | 100% | 100% (5 errored, 5 left out) | +0 pts | [-43, +28] | 1 | 1 "
         "| unchanged |" in md
     )
-    assert "| prompt | down | none | stub | 100% | - (3 errored, 3 left out) | - | - | - | left-out |" in md
+    assert (
+        "| prompt | down | none | stub | 100% | - (3 errored, 3 left out) | - | - | - | - | left-out |" in md
+    )
     assert (
         "| prompt | slow | none | stub | 100% | 0% (3 errored) | -100 pts | 0.1 | 0.2 | inconclusive |" in md
     )
