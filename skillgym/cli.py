@@ -13,6 +13,7 @@ import msgspec
 from rich.console import Console
 
 from . import __version__
+from .commands import compare
 from .console import columns, make_console
 from .errors import ExitCode, SkillgymError, UsageError
 from .fingerprint import short
@@ -171,6 +172,7 @@ def _parser() -> argparse.ArgumentParser:
     report = sub.add_parser("report", help="rebuild report.json and report.md from a run's events.jsonl")
     report.add_argument("run_dir", type=Path, metavar="RUN_DIR")
     add_snapshots_parser(sub)
+    compare.add_parser(sub)
     return parser
 
 
@@ -187,6 +189,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _report(args, out, err)
         if args.command == "snapshots":
             return snapshots_command(args, out, err, run_suite=main)
+        if args.command == "compare":
+            return compare.main(args, out, err)
         return _run(args, out)
     except SkillgymError as exc:
         # The user's own secrets, at least: a message can quote what the user typed or had set.

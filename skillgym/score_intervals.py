@@ -142,7 +142,10 @@ def rate_difference_interval(
     Wilson interval. It keeps its level at few trials where the Wald interval does not, never leaves
     [-1, 1], and is never a point (two sides that both pass every trial still get width from their counts).
     """
-    wilson_a, wilson_b = wilson_interval(passed_a, trials_a, level), wilson_interval(passed_b, trials_b, level)
+    wilson_a, wilson_b = (
+        wilson_interval(passed_a, trials_a, level),
+        wilson_interval(passed_b, trials_b, level),
+    )
     if wilson_a is None or wilson_b is None:
         return None
     rate_a, rate_b = passed_a / trials_a, passed_b / trials_b

@@ -353,13 +353,3 @@ def compare_to_baseline(current: Report, baseline: Report) -> BaselineSummary:
         flaky_baseline=flaky_cases(baseline.cases),
         flaky_current=flaky_cases(current.cases),
     )
-
-
-def conclusive_regressions(summary: BaselineSummary) -> list[str]:
-    """What regressed conclusively: each regressed row's key, and the overall verdict when it regressed."""
-    found = [
-        f"{r.lane}/{r.case_id}/{r.condition}/{r.provider}" for r in summary.rows if r.change == "regressed"
-    ]
-    if summary.overall.verdict == "regressed" and not summary.overall_depends_on_errors:
-        found.append("overall (paired per case)")
-    return found
