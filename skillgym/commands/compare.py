@@ -42,8 +42,8 @@ def add_parser(sub: Any) -> None:
 def main(args: argparse.Namespace, out: Console, err: Console) -> int:
     """Run `skillgym compare`; bad input raises UsageError (exit 2) before anything is written."""
     sources = (str(args.baseline), str(args.current))
-    baseline = load_run(args.baseline, what="run A")
-    current = load_run(args.current, what="run B")
+    baseline = load_run(args.baseline, what="the baseline run (A)")
+    current = load_run(args.current, what="the current run (B)")
     comparison = compare_runs(baseline, current, sources=sources)
     c = comparison.comparison
     if c.baseline_suite != c.current_suite:
@@ -89,7 +89,11 @@ def load_run(path: Path, *, what: str) -> Report:
 
         log = read_run_log(path)
         return report_from(log.start, list(log.results), log.finish, None)
+    runs = sorted(
+        p.name for p in path.iterdir() if (p / "report.json").is_file() or (p / "events.jsonl").is_file()
+    )
+    hint = f"; it holds runs: pass one of them, e.g. {path / runs[-1]}" if runs else ""
     raise UsageError(
-        f"{what} {path} is not a skillgym run: it has neither report.json nor events.jsonl; pass a run "
-        "folder (runs/<run-id>) or its report.json"
+        f"{what} {path} is not a skillgym run: it has neither report.json nor events.jsonl{hint}; pass a "
+        "run folder (runs/<run-id>) or its report.json"
     )
