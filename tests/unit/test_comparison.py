@@ -1,4 +1,4 @@
-"""skillgym compare's logic: pairing, each change, fingerprint changes, flaky cases, what fails it, its pages."""
+"""skillgym compare: pairing, each change, fingerprint changes, flaky cases, what fails it, its pages."""
 
 from __future__ import annotations
 
