@@ -76,6 +76,9 @@ class Grade(Data, frozen=True, kw_only=True):
     findings: tuple[Finding, ...] = ()
     reasons: tuple[str, ...] = ()
     selected_skills: tuple[str, ...] = ()
+    # Whether the trace shows the case's expected skill loaded (skills.skill_loaded): what "did it fire"
+    # counts. None when the case expects no skill, or in a result written before it was recorded.
+    skill_loaded: bool | None = None
 
 
 class TrialPaths(Data, frozen=True, kw_only=True):

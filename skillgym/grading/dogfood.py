@@ -32,7 +32,7 @@ from .report import (
 )
 from .rules import requirement_reasons
 from .sessions import still_running
-from .skills import select_skills
+from .skills import select_skills, skill_loaded
 from .verifiers import run_verifiers
 from .workflow import evaluate_workflow
 
@@ -325,4 +325,5 @@ async def grade_dogfood(case: DogfoodCase, trace: Trace, ctx: GradeContext) -> G
         findings=findings,
         reasons=tuple(reasons),
         selected_skills=select_skills(trace, trace.final_text, candidates),
+        skill_loaded=skill_loaded(case.expected_skill, trace),
     )

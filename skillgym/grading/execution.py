@@ -15,7 +15,7 @@ from .artifacts import evaluate_artifacts
 from .context import GradeContext
 from .rules import anti_pattern_reasons, requirement_reasons
 from .sessions import still_running
-from .skills import select_skills
+from .skills import select_skills, skill_loaded
 from .verifiers import run_verifiers
 from .workflow import compliance, evaluate_workflow
 
@@ -119,4 +119,5 @@ async def grade_execution(case: ExecutionCase, trace: Trace, ctx: GradeContext) 
         findings=findings,
         reasons=tuple(reasons),
         selected_skills=select_skills(trace, trace.final_text, candidates),
+        skill_loaded=skill_loaded(case.expected_skill, trace),
     )

@@ -11,7 +11,7 @@ from .antipatterns import effective_rules, has_error, scan_text
 from .context import GradeContext
 from .patterns import LineIndex, find_first, find_forbidden, show_pattern
 from .rules import anti_pattern_reasons, requirement_reasons
-from .skills import select_skills
+from .skills import select_skills, skill_loaded
 from .workflow import compliance, evaluate_workflow
 
 __all__ = ("FORBIDDEN_PENALTY", "grade_prompt", "response_text")
@@ -157,4 +157,5 @@ def grade_prompt(case: PromptCase, trace: Trace, ctx: GradeContext) -> Grade:
         findings=findings,
         reasons=tuple(reasons),
         selected_skills=selected,
+        skill_loaded=skill_loaded(case.expected_skill, trace),
     )

@@ -10,7 +10,7 @@ from ..trace import Trace
 from .negation import is_negated, negated_after, negator_span, words
 from .patterns import sentence_after
 
-__all__ = ("FITS", "MISFITS", "evidence_skills", "mentioned_skills", "select_skills")
+__all__ = ("FITS", "MISFITS", "evidence_skills", "mentioned_skills", "select_skills", "skill_loaded")
 
 # Said of a skill right after its name, under a negation these reject it: "tmux-tui isn't the right tool",
 # "is not needed", "does not apply", "wouldn't help".
@@ -60,6 +60,15 @@ def evidence_skills(trace: Trace, candidates: Sequence[str]) -> tuple[str, ...]:
     wanted = set(candidates)
     found = (e.skill for e in trace.skills if e.confidence in _TRUSTED and (not wanted or e.skill in wanted))
     return tuple(dict.fromkeys(found))
+
+
+def skill_loaded(expected: str | None, trace: Trace) -> bool | None:
+    """Whether the trace shows the case's expected skill loaded (high or medium confidence evidence: a skill
+    tool call, a read of its SKILL.md); None for a case that expects no skill.
+
+    Only load evidence counts: an answer that names the skill without loading it did not fire it.
+    """
+    return None if expected is None else expected in evidence_skills(trace, (expected,))
 
 
 def _verdict_after(text: str, end: int) -> bool:

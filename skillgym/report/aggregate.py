@@ -15,6 +15,7 @@ from ..results import NOT_THE_AGENTS, TrialResult
 from ..score_intervals import bounded_mean_interval, suite_pass_interval
 from ..snapshots.model import SnapshotCheck
 from ..stats import Interval, fmean, pass_at_k, pass_hat_k, wilson_interval
+from .activation import Activation, activation_summaries
 from .tokens import TokenReport, build_token_report
 
 # 2: comparisons leave out trials that errored for reasons not the agent's (NOT_THE_AGENTS), and count the
@@ -312,6 +313,8 @@ class Report(Data, frozen=True, kw_only=True):
     baseline_problem: str | None = None
     tokens: TokenReport | None = None  # absent when no trial reported usage
     snapshots: SnapshotCheck | None = None  # from run.finish, when the run checked token snapshots
+    # Did it fire vs did it help, per lane and provider with self-load trials of cases that expect a skill.
+    activation: tuple[Activation, ...] = ()
 
 
 def _score(result: TrialResult) -> float:
@@ -702,4 +705,5 @@ def build_report(start: RunStart, results: Sequence[TrialResult], *, interrupted
         warned=tuple(Warned(key=r.id.key, warnings=r.warnings) for r in ordered if r.warnings),
         baseline_report=start.baseline_report,
         tokens=build_token_report(ordered),
+        activation=activation_summaries(ordered, start.providers),
     )
