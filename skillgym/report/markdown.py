@@ -320,8 +320,14 @@ def _activation_section(report: Report) -> list[str]:
             + "."
         )
         out.append("")
+    few = any(
+        c is not None and c.interval is not None and c.n_pairs < SMALLEST_CHECKED
+        for a in report.activation
+        for c in (a.activation_gap, a.help_when_loaded)
+    )
     return [
         *out,
+        *(_FEW_CASES if few else []),
         "The activation gap compares two assigned conditions. Help when loaded conditions on the agent's",
         "own choice to load the skill, so it is **observational**: the trials that loaded it may be the",
         "easier (or harder) ones, and the difference is an association, not the skill's effect. The oracle",

@@ -11,7 +11,7 @@ from skillgym.grading import GradeContext, grade
 from skillgym.grading.prompt import grade_prompt, response_text
 from skillgym.model import AntiPatternRule, Budget, Pattern, PromptCase, WorkflowCheck
 from skillgym.results import Grade
-from skillgym.trace import Message, Trace
+from skillgym.trace import Message, SkillEvidence, Trace
 
 MakeCtx = Callable[..., GradeContext]
 
@@ -217,3 +217,14 @@ async def test_a_reused_grade_needs_the_same_trace_case_skills_and_rules(make_ct
     lenient = await grade(WAIT_FOR_OUTPUT, Trace(final_text=text), make_ctx(suite_rules=(quiet,)))
     assert [f.severity for f in strict.findings if f.rule_id == "blind-sleep"] == ["error"]
     assert [f.severity for f in lenient.findings if f.rule_id == "blind-sleep"] == ["warning"]
+
+
+def test_the_grade_records_whether_the_expected_skill_loaded(make_ctx: MakeCtx) -> None:
+    # Selected by name, but never loaded: routing passes, activation does not.
+    assert graded(WAIT_FOR_OUTPUT, GOOD, make_ctx()).skill_loaded is False
+    trace = Trace(
+        final_text=GOOD, skills=(SkillEvidence(skill="tmux-tui", source="skill-tool", confidence="high"),)
+    )
+    assert grade_prompt(WAIT_FOR_OUTPUT, trace, make_ctx()).skill_loaded is True
+    no_skill = msgspec.structs.replace(WAIT_FOR_OUTPUT, expected_skill=None)
+    assert grade_prompt(no_skill, trace, make_ctx()).skill_loaded is None

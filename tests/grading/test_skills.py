@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from skillgym.grading.negation import NEGATORS
-from skillgym.grading.skills import evidence_skills, mentioned_skills, select_skills
+from skillgym.grading.skills import evidence_skills, mentioned_skills, select_skills, skill_loaded
 from skillgym.trace import SkillEvidence, Trace
 
 SKILLS = ("tmux-tui", "tui-qa")
@@ -124,6 +124,17 @@ def test_evidence_for_skills_outside_the_suite_is_ignored() -> None:
     trace = Trace(skills=(SkillEvidence(skill="pdf", source="skill-tool", confidence="high"),))
     assert evidence_skills(trace, SKILLS) == ()
     assert evidence_skills(trace, ()) == ("pdf",)
+
+
+def test_skill_loaded_counts_load_evidence_of_the_expected_skill_only() -> None:
+    loaded = Trace(skills=(SkillEvidence(skill="tmux-tui", source="read-skill-md", confidence="medium"),))
+    listed = Trace(skills=(SkillEvidence(skill="tmux-tui", source="init-listed", confidence="low"),))
+    named = Trace(final_text="I will use the tmux-tui skill.")
+    assert skill_loaded("tmux-tui", loaded) is True
+    assert skill_loaded("tui-qa", loaded) is False  # another skill fired, not the expected one
+    assert skill_loaded("tmux-tui", listed) is False  # listed at startup is not loaded
+    assert skill_loaded("tmux-tui", named) is False  # naming it is not loading it
+    assert skill_loaded(None, loaded) is None  # a case that expects no skill has no activation
 
 
 _FILLER = st.text(alphabet=st.sampled_from("abcdefg ,"), max_size=30)
