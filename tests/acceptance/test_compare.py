@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli, write_suite
+from tests.conftest import run_agent, run_cli, write_suite
 
 SuiteDir = Callable[[dict[str, str]], Path]
 
@@ -190,3 +190,38 @@ def test_bad_input_exits_2_saying_what_where_and_how_to_fix(
     proc = run_cli("compare", str(a), str(_only_run(tmp_path / "O")), cwd=tmp_path)
     assert proc.returncode == 2
     assert "have no case in common, so nothing pairs; compare two runs of the same suite" in proc.stderr
+
+
+# Passes every other trial it is given: a counter in the state folder the sandbox lets it write.
+ALTERNATING = """\
+#!/bin/sh
+cat > /dev/null
+state="$1"
+n=$(ls "$state" | wc -l)
+touch "$state/trial-$n"
+if [ $((n % 2)) -eq 0 ]; then text="I would wait for it."; else text="Just sleep."; fi
+echo "{\\"type\\": \\"result\\", \\"text\\": \\"$text\\"}"
+"""
+
+
+def test_flaky_cases_of_both_runs_are_listed_with_flip_rate_and_pass_hat_k(tmp_path: Path) -> None:
+    root = _suite(tmp_path / "suite", ("wobbly", "solid"), False, {})
+    (tmp_path / "state").mkdir()
+    agent = tmp_path / "agent.sh"
+    agent.write_text(ALTERNATING.replace('state="$1"', f'state="{tmp_path / "state"}"'), encoding="utf-8")
+    agent.chmod(0o755)
+    runs = []
+    for output in ("A", "B"):
+        proc = run_agent(
+            root, str(agent), "--case", "wobbly", "--trials", "4", "--concurrency", "1", "--output", output
+        )
+        assert proc.returncode == 1, proc.stdout + proc.stderr
+        runs.append(_only_run(tmp_path / output))
+    proc = run_cli("compare", *map(str, runs), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    # 2 of 4 pass: 4 of the 6 pairs of trials disagree; no 3 of them can all pass.
+    row = "| prompt | wobbly | none | command | 2/4 | 67% | pass^3 0% |"
+    assert proc.stdout.count(row) == 2
+    assert f"### Flaky cases, baseline run {runs[0].name}" in proc.stdout
+    assert f"### Flaky cases, current run {runs[1].name}" in proc.stdout
+    assert "| prompt | wobbly | none | command | 50% | 50% | +0 pts |" in proc.stdout
