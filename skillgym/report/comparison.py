@@ -10,8 +10,8 @@ import msgspec
 from ..errors import UsageError
 from .aggregate import BaselineSummary, Report
 from .baseline import compare_to_baseline
+from .comparison_md import comparison_lines
 from .flaky import telling_k
-from .markdown import comparison_lines
 
 FORMATS: Final = ("md", "json", "html")
 

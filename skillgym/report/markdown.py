@@ -7,17 +7,16 @@ from ..results import NOT_THE_AGENTS
 from ..score_intervals import SMALLEST_CHECKED
 from ..snapshots.model import SnapshotCheck
 from ..stats import Interval, Summary
-from .aggregate import LIFTS, BaselineSummary, CaseStats, FlakyCase, PairedComparison, Report
-from .flaky import telling_k
+from .activation_md import activation_section
+from .aggregate import LIFTS, CaseStats, PairedComparison, Report
+from .comparison_md import baseline_section
+from .mdparts import FEW_CASES as _FEW_CASES
+from .mdparts import depends as _depends
+from .mdparts import left_out as _left_out
+from .mdparts import pct as _pct
+from .mdparts import rate_interval as _interval
+from .mdparts import table as _table
 from .tokens import TokenReport, TokenTotals
-
-
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{100 * value:.0f}%"
-
-
-def _interval(interval: Interval | None) -> str:
-    return "-" if interval is None else f"[{100 * interval.low:.0f}%, {100 * interval.high:.0f}%]"
 
 
 def _score_interval(s: CaseStats) -> str:
@@ -34,23 +33,6 @@ def _score(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
 
 
-def _esc(cell: str) -> str:
-    return cell.replace("|", "\\|").replace("\n", " ")
-
-
-def _row(cells: list[str]) -> str:
-    plain = "".join(cells)
-    if "|" in plain or "\n" in plain:  # most rows have nothing to escape: no call per cell for them
-        cells = [_esc(c) for c in cells]
-    return "| " + " | ".join(cells) + " |"
-
-
-def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += [_row(row) for row in rows]
-    return [*lines, ""]
-
-
 _LIFTS = {lift.name: lift for lift in LIFTS}
 
 
@@ -62,16 +44,8 @@ def _verdict(c: Comparison) -> str:
     return lift.improved if c.verdict == "improved" else lift.regressed
 
 
-def _depends(n: int) -> str:
-    return f"inconclusive: the verdict depends on {n} provider errors"
-
-
 def _paired_verdict(comp: PairedComparison) -> str:
     return _depends(comp.depends_on_errors) if comp.depends_on_errors else _verdict(comp.comparison)
-
-
-def _left_out(n: int) -> str:
-    return f"{n} {'case' if n == 1 else 'cases'} left out: errors not the agent's"
 
 
 # The basis of every verdict, said wherever verdicts are shown.
@@ -141,14 +115,6 @@ def _comparisons(items: tuple[PairedComparison, ...], *, by_provider: bool, prov
     ]
     few = any(c.comparison.interval is not None and c.comparison.n_pairs < SMALLEST_CHECKED for c in items)
     return _table(header, rows) + (_FEW_CASES if few else [])
-
-
-# Said under a table whose intervals include one over fewer cases than the simulations check.
-_FEW_CASES = [
-    f"† Over fewer than {SMALLEST_CHECKED} cases: no simulation shows this interval holding its 95% there",
-    "(benchmarks/coverage.py starts at 6); read it as a rough range, not a guarantee.",
-    "",
-]
 
 
 def _summary(report: Report) -> list[str]:
@@ -241,99 +207,6 @@ _ERRORS_LEFT_OUT = [
     "A case whose treatment or control has no trial but errors not the agent's is left out, and the",
     "cases column says how many.",
 ]
-
-
-def _comparison_words(c: Comparison | None) -> str:
-    if c is None:
-        return "no case to pair"
-    diff = "-" if c.mean_diff is None else f"{100 * c.mean_diff:+.0f} pts"
-    few = " †" if c.interval is not None and c.n_pairs < SMALLEST_CHECKED else ""
-    return f"{diff}, 95% CI {_pts(c.interval)}{few} over {c.n_pairs} case(s): **{c.verdict}**"
-
-
-def _lift(value: float | None) -> str:
-    return "-" if value is None else f"{100 * value:+.0f} pts"
-
-
-def _activation_section(report: Report) -> list[str]:
-    if "self-load" not in report.conditions:
-        return []
-    out = ["## Did it fire vs did it help", ""]
-    if not report.activation:
-        return [
-            *out,
-            "No graded self-load trial of a case that expects a skill: nothing says whether the skill fires.",
-            "",
-        ]
-    out += [
-        "Under self-load the agent must load the skill itself. A trial *activated* the skill when its trace",
-        "shows the case's expected skill loaded (a skill tool call, a read of its SKILL.md); naming it in an",
-        "answer is not loading it. Errored trials have no grade and are not counted here.",
-        "",
-    ]
-    out += _table(
-        [
-            "lane",
-            "provider",
-            "activated",
-            "95% CI (trials)",
-            "95% CI (cases)",
-            "pass when loaded",
-            "pass when not loaded",
-        ],
-        [
-            [
-                a.lane,
-                a.provider,
-                f"{a.activated}/{a.trials} = {_pct(a.activation_rate)} ({a.cases} case(s), "
-                f"{a.cases_never_activated} never)",
-                _interval(a.activation_interval),
-                _interval(a.case_activation_interval),
-                f"{a.passed_when_activated}/{a.activated} = {_pct(a.pass_rate_when_activated)} "
-                f"{_interval(a.pass_interval_when_activated)}",
-                f"{a.passed_when_not_activated}/{a.not_activated} = {_pct(a.pass_rate_when_not_activated)} "
-                f"{_interval(a.pass_interval_when_not_activated)}",
-            ]
-            for a in report.activation
-        ],
-    )
-    for a in report.activation:
-        out.append(f"**{a.lane}, {a.provider}.**")
-        if a.split_cases:
-            out.append(
-                f"- Over the {a.split_cases} case(s) that ran none, self-load and preloaded: realized lift "
-                f"{_lift(a.realized_lift)} = oracle lift {_lift(a.oracle_lift)} minus activation gap "
-                f"{_lift(a.gap)}."
-            )
-        out.append(
-            "- Activation gap (preloaded vs self-load, paired per case): "
-            f"{_comparison_words(a.activation_gap)}."
-        )
-        out.append(
-            f"- Help when loaded (self-load trials that loaded the skill vs none, paired per case): "
-            f"{_comparison_words(a.help_when_loaded)}"
-            + (
-                f"; {a.cases_never_activated} case(s) never loaded it and are not in it"
-                if a.cases_never_activated
-                else ""
-            )
-            + "."
-        )
-        out.append("")
-    few = any(
-        c is not None and c.interval is not None and c.n_pairs < SMALLEST_CHECKED
-        for a in report.activation
-        for c in (a.activation_gap, a.help_when_loaded)
-    )
-    return [
-        *out,
-        *(_FEW_CASES if few else []),
-        "The activation gap compares two assigned conditions. Help when loaded conditions on the agent's",
-        "own choice to load the skill, so it is **observational**: the trials that loaded it may be the",
-        "easier (or harder) ones, and the difference is an association, not the skill's effect. The oracle",
-        "lift (preloaded vs none) is the assigned estimate of what the skill does once loaded.",
-        "",
-    ]
 
 
 def _lane_section(report: Report) -> list[str]:
@@ -523,155 +396,6 @@ def _cases_section(report: Report) -> list[str]:
     return [*out, *_table(header, rows)]
 
 
-def _with_errored(rate: float | None, errored: int | None, left_out: int | None) -> str:
-    if not errored:
-        return _pct(rate)
-    return _pct(rate) + (
-        f" ({errored} errored, {left_out} left out)" if left_out else f" ({errored} errored)"
-    )
-
-
-def _baseline_section(report: Report) -> list[str]:
-    out = ["## Baseline comparison", ""]
-    b, path = report.baseline, report.baseline_report
-    if b is None and path is None:
-        return [*out, "No baseline given (use `--compare-baseline REPORT`).", ""]
-    if b is None:
-        why = f": {report.baseline_problem}" if report.baseline_problem else ""
-        return [
-            *out,
-            f"This run named the baseline `{path}`; it was not compared when this report was built{why}.",
-            "",
-        ]
-    return out + comparison_lines(b, path)
-
-
-def comparison_lines(b: BaselineSummary, path: str | None) -> list[str]:
-    """A run against a baseline in words and tables: report.md's baseline section and `skillgym compare`."""
-    left_out = f"; {_left_out(b.cases_left_out_for_errors)}" if b.cases_left_out_for_errors else ""
-    overall = _depends(b.overall_depends_on_errors) if b.overall_depends_on_errors else b.overall.verdict
-    c = b.overall
-    out = [
-        f"Against run {b.baseline_run}" + (f" (`{path}`)" if path else "") + ": overall "
-        f"**{overall}** over {c.n_pairs} case(s){left_out}.",
-    ]
-    if c.mean_diff is not None:
-        p = "" if c.p_value is None else f", sign test p {c.p_value:.3g}"
-        out.append(
-            f"Mean change per case {100 * c.mean_diff:+.0f} pts, 95% CI {_pts(c.interval)}, "
-            f"W/T/L {c.wins}/{c.ties}/{c.losses}{p}" + (f" ({b.overall_test})." if b.overall_test else ".")
-        )
-    if b.changes:
-        out.append("Rows: " + ", ".join(f"{n} {change}" for change, n in b.changes.items() if n) + ".")
-    out += [
-        "",
-        "Pass rates for verdicts: errors not the agent's are left out (the brackets say how many of the",
-        "errored trials), timeouts and provider errors count as failures. A verdict or status that reads",
-        "otherwise with the provider errors left out too is inconclusive and says how many decided it.",
-        "Rows that were not compared (fingerprint-changed, left-out, new, removed) have no delta.",
-        "Each compared row's p is a two-sided Fisher exact test of its two pass rates; a row is flagged",
-        "fixed or regressed only when its **Holm**-adjusted p (over every compared row) is below 0.05, so",
-        "the chance of even one false flag in this table is at most 5%. The raw p stays beside it. The",
-        "95% CI of a row's delta is Newcombe's hybrid score interval, not adjusted for the number of rows:",
-        "it describes the change; the flag is the test's, which is exact and more cautious at few trials.",
-        "",
-    ]
-    out += _table(
-        [
-            "lane",
-            "case",
-            "condition",
-            "provider",
-            "baseline",
-            "current",
-            "delta",
-            "95% CI",
-            "p",
-            "p (Holm)",
-            "change",
-        ],
-        [
-            [
-                r.lane,
-                r.case_id,
-                r.condition,
-                r.provider,
-                _with_errored(
-                    r.baseline_pass_rate_for_verdicts, r.baseline_errored, r.baseline_errored_not_agents
-                ),
-                _with_errored(
-                    r.current_pass_rate_for_verdicts, r.current_errored, r.current_errored_not_agents
-                ),
-                "-" if r.delta is None else f"{100 * r.delta:+.0f} pts",
-                _pts(r.interval),
-                _p(r.p_value),
-                _p(r.p_holm),
-                _depends(r.depends_on_errors) if r.depends_on_errors else (r.change or r.status),
-            ]
-            for r in b.rows
-        ],
-    )
-    changed = [f"`{r.lane}/{r.case_id}`" for r in b.rows if r.status == "fingerprint-changed"]
-    if changed:
-        out += [
-            f"**Fingerprint changed** (not compared: the case's task or grading differs between the runs, so "
-            f"its rates measure different things): {', '.join(dict.fromkeys(changed))}.",
-            "",
-        ]
-    return (
-        out
-        + _flaky_lines("baseline", b.baseline_run, b.flaky_baseline)
-        + _flaky_lines("current", b.current_run, b.flaky_current)
-    )
-
-
-# Beyond this many flaky cases a run's table stops; report.json lists them all.
-_FLAKY_SHOWN = 25
-
-
-def _flaky_lines(side: str, run_id: str | None, flaky: tuple[FlakyCase, ...]) -> list[str]:
-    title = f"### Flaky cases, {side} run" + (f" {run_id}" if run_id else "")
-    if not flaky:
-        return [title, "", "No case's trials disagree.", ""]
-    shown = flaky[:_FLAKY_SHOWN]
-    more = (
-        [f"... and {len(flaky) - len(shown)} more (report.json lists them all).", ""]
-        if len(flaky) > len(shown)
-        else []
-    )
-    return [
-        title,
-        "",
-        "Cases whose trials for verdicts disagree. The flip rate is the chance that two of its trials",
-        "disagree; pass^k the chance that k of them all pass (k the largest below its trials).",
-        "",
-        *_table(
-            ["lane", "case", "condition", "provider", "passed", "flip rate", "pass^k"],
-            [
-                [
-                    f.lane,
-                    f.case_id,
-                    f.condition,
-                    f.provider,
-                    f"{f.passed}/{f.trials}",
-                    _pct(f.flip_rate),
-                    f"pass^{telling_k(f)} {_pct(f.pass_hat_k[str(telling_k(f))])}",
-                ]
-                for f in shown
-            ],
-        ),
-        *more,
-    ]
-
-
-def _pts(interval: Interval | None) -> str:
-    return "-" if interval is None else f"[{100 * interval.low:+.0f}, {100 * interval.high:+.0f}]"
-
-
-def _p(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3g}"
-
-
 def _anti_pattern_section(report: Report) -> list[str]:
     out = ["## Anti-pattern summary", ""]
     if not report.anti_patterns:
@@ -704,13 +428,13 @@ def render_markdown(report: Report) -> str:
         ]
     out += _summary(report)
     out += _condition_section(report)
-    out += _activation_section(report)
+    out += activation_section(report)
     out += _lane_section(report)
     out += _provider_section(report)
     out += _failures_section(report)
     out += _warnings_section(report)
     out += _cases_section(report)
-    out += _baseline_section(report)
+    out += baseline_section(report)
     out += _anti_pattern_section(report)
     out += _completeness_section(report)
     if report.tokens is not None:

@@ -12,8 +12,8 @@ from skillgym.errors import UsageError
 from skillgym.report import build_report, compare_to_baseline
 from skillgym.report.aggregate import Report
 from skillgym.report.comparison import compare_runs, render_html, render_json, render_md
+from skillgym.report.comparison_md import comparison_lines
 from skillgym.report.flaky import flaky_cases, flip_rate, telling_k
-from skillgym.report.markdown import comparison_lines
 from skillgym.results import ErrorClass
 from skillgym.score_intervals import rate_difference_interval
 from tests.unit.test_report import _start, _trial
