@@ -13,6 +13,8 @@ import msgspec
 from rich.console import Console
 
 from . import __version__
+from .adaptive import PLAN_FLAGS as ADAPTIVE_FLAGS
+from .adaptive import aa_conditions, add_adaptive_flags, check_threshold, plan_settings, trial_policy, with_aa
 from .console import columns, make_console
 from .errors import ExitCode, SkillgymError, UsageError
 from .fingerprint import short
@@ -108,7 +110,7 @@ def _parser() -> argparse.ArgumentParser:
         "--agent-command", metavar="'PROGRAM ARGS'", help="the command provider's agent (prompt on stdin)"
     )
     trials = run.add_argument_group("trials (how they run)")
-    trials.add_argument("--trials", type=int, default=1, help="trials per case and condition (default 1)")
+    add_adaptive_flags(trials)
     trials.add_argument(
         "--concurrency",
         type=int,
@@ -284,6 +286,7 @@ _PLAN_FLAGS = (
     "sandbox",
     "network",
     "sandbox_writable",
+    *ADAPTIVE_FLAGS,
 )
 
 
@@ -303,15 +306,17 @@ def _run(args: argparse.Namespace, out: Console) -> int:
     snapshots = snapshot_options(args)  # flag mistakes are errors before anything runs
     if args.resume is not None:
         return _resume(args, out, reporters)
-    suite = load_suite(args.suite)
+    suite = with_aa(load_suite(args.suite), args.aa)
+    policy, threshold = trial_policy(args), check_threshold(args.decision_threshold)
     plan = build_plan(
         suite,
         lanes=args.lane,
-        conditions=args.condition,
+        conditions=aa_conditions(args.condition, args.aa),
         case_ids=args.case,
         providers=_providers(args.provider),
         model=args.model,
-        trials=args.trials,
+        trials=policy,
+        decision_threshold=threshold,
     )
     problems = suite_path_problems(plan, suite)
     settings = ProviderSettings(
@@ -357,6 +362,7 @@ def _run(args: argparse.Namespace, out: Console) -> int:
         sandbox=args.sandbox,
         network=args.network,
         sandbox_writable=_existing_folders(args.sandbox_writable, flag="--sandbox-writable"),
+        plan_settings=plan_settings(policy, threshold, args.aa),
     )
     # Reporter flags are checked before anything runs or is written.
     subscribers = build_reporters(

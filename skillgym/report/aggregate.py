@@ -15,6 +15,7 @@ from ..results import NOT_THE_AGENTS, TrialResult
 from ..score_intervals import bounded_mean_interval, suite_pass_interval
 from ..snapshots.model import SnapshotCheck
 from ..stats import Interval, fmean, pass_at_k, pass_hat_k, wilson_interval
+from .adaptive import AACalibration, AdaptiveSummary, aa_calibration, adaptive_summary, sequence_intervals
 from .tokens import TokenReport, build_token_report
 
 # 2: comparisons leave out trials that errored for reasons not the agent's (NOT_THE_AGENTS), and count the
@@ -83,6 +84,9 @@ class CaseStats(Data, frozen=True, kw_only=True):
     # Of the errored trials, the timeouts: the agent ran out of time while it worked (a provider that never
     # answered is provider-unavailable instead), so they are failures like any other in every verdict.
     timeouts: int = 0
+    # What pass_interval is: "wilson" for fixed trials, "confidence sequence" for adaptive ones (the
+    # interval valid when trials stop once the verdict is settled; see skillgym.sequential).
+    pass_interval_kind: str = "wilson"
 
     @property
     def graded(self) -> int:
@@ -267,6 +271,8 @@ class Report(Data, frozen=True, kw_only=True):
     baseline_problem: str | None = None
     tokens: TokenReport | None = None  # absent when no trial reported usage
     snapshots: SnapshotCheck | None = None  # from run.finish, when the run checked token snapshots
+    adaptive: AdaptiveSummary | None = None  # --trials auto: why each cell stopped, its sequences
+    aa: tuple[AACalibration, ...] = ()  # --aa: the A/A false-positive rate per lane, provider, condition
 
 
 def _score(result: TrialResult) -> float:
@@ -620,14 +626,25 @@ def build_report(start: RunStart, results: Sequence[TrialResult], *, interrupted
     ordered = sorted(results, key=lambda r: (LANES.index(r.id.lane), r.id.key.rsplit("/", 1)[0], r.id.trial))
     groups = _groups(ordered)
     stats = tuple(case_stats(trials) for trials in groups.values())
+    if sequences := sequence_intervals(ordered, start.settings):  # adaptive cells: their valid interval
+        stats = tuple(
+            msgspec.structs.replace(
+                s, pass_interval=sequences[group], pass_interval_kind="confidence sequence"
+            )
+            if (group := (s.lane, s.case_id, s.condition, s.provider)) in sequences
+            else s
+            for s in stats
+        )
     lanes = tuple(lane for lane in start.lanes if any(r.id.lane == lane for r in ordered))
+    lifts = (*LIFTS, *aa_lifts(start.conditions))
     comparisons = [
         comp
         for lane in lanes
         for provider in start.providers
-        for lift in LIFTS
+        for lift in lifts
         if (comp := _lift(stats, lane, provider, lift)) is not None
     ]
+    adaptive = adaptive_summary(ordered, start.conditions, start.settings)
     return Report(
         run_id=start.run_id,
         suite=start.suite,
@@ -657,4 +674,15 @@ def build_report(start: RunStart, results: Sequence[TrialResult], *, interrupted
         warned=tuple(Warned(key=r.id.key, warnings=r.warnings) for r in ordered if r.warnings),
         baseline_report=start.baseline_report,
         tokens=build_token_report(ordered),
+        adaptive=adaptive,
+        aa=aa_calibration(ordered, start.conditions, adaptive),
+    )
+
+
+def aa_lifts(conditions: Sequence[str]) -> tuple[Lift, ...]:
+    """The A/A comparison of every ``C~aa`` arm with its condition ``C`` (``--aa C``)."""
+    return tuple(
+        Lift(f"A/A ({c} vs {c.removesuffix('~aa')})", c, c.removesuffix("~aa"))
+        for c in conditions
+        if c.endswith("~aa") and c.removesuffix("~aa") in conditions
     )

@@ -7,6 +7,7 @@ from ..results import NOT_THE_AGENTS
 from ..score_intervals import SMALLEST_CHECKED
 from ..snapshots.model import SnapshotCheck
 from ..stats import Interval, Summary
+from .adaptive import aa_lines, adaptive_lines
 from .aggregate import LIFTS, CaseStats, PairedComparison, Report
 from .tokens import TokenReport, TokenTotals
 
@@ -407,7 +408,11 @@ def _cases_section(report: Report) -> list[str]:
         "pass rate (the widest spread a score in [0, 1] can have), and one graded trial has none.",
         "",
     ]
-    header = ["lane", "case", "condition", "provider", "trials", "pass", "errored", "95% CI (Wilson)"]
+    adaptive = any(s.pass_interval_kind != "wilson" for s in report.cases)
+    if adaptive:
+        out[-1:] = ["An adaptive case's interval is its confidence sequence (CS): see Adaptive trials.", ""]
+    kind = "95% CI (Wilson; CS when adaptive)" if adaptive else "95% CI (Wilson)"
+    header = ["lane", "case", "condition", "provider", "trials", "pass", "errored", kind]
     header += ["mean score", "score 95% CI", "pass@k", "pass^k"]
     rows = [
         [
@@ -527,6 +532,10 @@ def render_markdown(report: Report) -> str:
     out += _provider_section(report)
     out += _failures_section(report)
     out += _warnings_section(report)
+    if report.adaptive is not None:
+        out += adaptive_lines(report.adaptive)
+    if report.aa:
+        out += aa_lines(report.aa)
     out += _cases_section(report)
     out += _baseline_section(report)
     out += _anti_pattern_section(report)
