@@ -15,6 +15,7 @@ from rich.console import Console
 from . import __version__
 from .adaptive import PLAN_FLAGS as ADAPTIVE_FLAGS
 from .adaptive import aa_conditions, add_adaptive_flags, check_threshold, plan_settings, trial_policy, with_aa
+from .commands import plan as plan_command
 from .console import columns, make_console
 from .errors import ExitCode, SkillgymError, UsageError
 from .fingerprint import short
@@ -173,6 +174,7 @@ def _parser() -> argparse.ArgumentParser:
     report = sub.add_parser("report", help="rebuild report.json and report.md from a run's events.jsonl")
     report.add_argument("run_dir", type=Path, metavar="RUN_DIR")
     add_snapshots_parser(sub)
+    plan_command.add_parser(sub)
     return parser
 
 
@@ -187,6 +189,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _list(args, out)
         if args.command == "report":
             return _report(args, out, err)
+        if args.command == "plan":
+            return plan_command.main(args, out, make_console(stderr=True))
         if args.command == "snapshots":
             return snapshots_command(args, out, err, run_suite=main)
         return _run(args, out)

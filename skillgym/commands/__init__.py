@@ -1,0 +1,1 @@
+"""Command-line commands, one module each: its parser and its main."""
