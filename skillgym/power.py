@@ -104,7 +104,7 @@ def smallest_lift(
     alpha: float = 0.05,
     step: float = 0.01,
 ) -> float | None:
-    """The smallest lift (to ``step``) detected with ``power`` by ``cases`` cases of ``trials``; None if none."""
+    """The smallest lift (to ``step``) that ``cases`` cases of ``trials`` detect with ``power``, or None."""
     best = None
     high = round((1.0 - control) / step)
     low = 1
