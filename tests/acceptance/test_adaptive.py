@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 import sys
-from textwrap import dedent
 from collections.abc import Callable
 from pathlib import Path
+from textwrap import dedent
 
 from tests.conftest import run_cli
 
