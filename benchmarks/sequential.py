@@ -92,6 +92,7 @@ def lift_table(reps: int, most: int) -> list[str]:
         "|---|---|---|---|---|---|---|---|",
     ]
     saved: list[float] = []
+    powered: list[float] = []  # rows where the adaptive design has the power a design is sized for
     for control in (0.2, 0.5, 0.8):
         for lift in (0.0, 0.2, 0.4, 0.6, 0.8):
             if control + lift > 1.0:
@@ -119,6 +120,8 @@ def lift_table(reps: int, most: int) -> list[str]:
             ratio = "-" if n_fixed is None else f"{1 - mean / n_fixed:+.0%}"
             if n_fixed is not None:
                 saved.append(1 - mean / n_fixed)
+                if power >= 0.8:
+                    powered.append(1 - mean / n_fixed)
             rows.append(
                 f"| {control:g} | {lift:g} | {_ci(wrong, reps)} | {_ci(covered, reps)} | {power:.2f} | {mean:.1f} "
                 f"| {n_fixed or '-'} | {ratio} |"
@@ -137,6 +140,7 @@ def rate_table(reps: int, most: int) -> list[str]:
         "|---|---|---|---|---|---|---|",
     ]
     saved: list[float] = []
+    powered: list[float] = []
     for p in (0.0, 0.1, 0.3, 0.5, 0.7, 0.9, 1.0):
         rng = random.Random(SEED)
         wrong = covered = right = used = 0
@@ -151,6 +155,8 @@ def rate_table(reps: int, most: int) -> list[str]:
         ratio = "-" if n_fixed is None else f"{1 - mean / n_fixed:+.0%}"
         if n_fixed is not None:
             saved.append(1 - mean / n_fixed)
+            if power >= 0.8:
+                powered.append(1 - mean / n_fixed)
         rows.append(
             f"| {p:g} | {_ci(wrong, reps)} | {_ci(covered, reps)} | {power:.2f} | {mean:.1f} | {n_fixed or '-'} "
             f"| {ratio} |"

@@ -144,3 +144,20 @@ def test_plan_power_answers_both_ways(suite_dir: SuiteDir) -> None:
     assert lane["cases_needed_at_trials"] >= 6
     proc = run_cli("plan", "--suite", str(root), cwd=root.parent)
     assert proc.returncode == 2 and "--power" in proc.stderr
+
+
+def test_several_providers_and_concurrency_close_every_cell(suite_dir: SuiteDir) -> None:
+    root = suite_dir({**SUITE, **{f"stubs/{c}.md": "I would wait for the line.\n" for c in "abc"}})
+    _, run_dir = _run(root, "--provider", "stub", "--trials", "auto", "--max-trials", "8", "--condition",
+                      "none", "--condition", "preloaded", "--concurrency", "4")  # fmt: skip
+    events = [json.loads(line) for line in (run_dir / "events.jsonl").read_text().splitlines()]
+    starts = [e for e in events if e["type"] == "case.start"]
+    finishes = [e for e in events if e["type"] == "case.finish"]
+    assert len(starts) == len(finishes) == 3 * 2 * 2  # cases x conditions x providers
+    assert events[-1]["type"] == "run.finish"
+    trials = sum(1 for e in events if e["type"] == "trial.finish")
+    assert sum(e["counts"]["total"] for e in finishes) == trials
+    report = json.loads((run_dir / "report.json").read_text())
+    by_provider = {q["provider"]: q["status"] for q in report["adaptive"]["questions"]}
+    # The stub answers alike under both conditions: no difference, futile before the cap of 8 pairs.
+    assert by_provider["command"] == "improved" and by_provider["stub"] in ("futile", "max-trials")
