@@ -486,7 +486,8 @@ def _plan_lines(plan: Plan, out: Console) -> None:
     out.print(
         f"dry run: nothing is invoked or written. suite {plan.suite}; lanes {', '.join(plan.lanes) or '-'}; "
         f"conditions {', '.join(plan.conditions) or '-'}; providers {', '.join(plan.providers)}; "
-        f"model {plan.model or 'provider default'}; trials {plan.trials}",
+        f"model {plan.model or 'provider default'}; trials {plan.trials}"
+        + (f" (adaptive, at most: {len(plan.auto)} case(s) stop once settled)" if plan.auto else ""),
         markup=False,
     )
     for preset in plan.presets:

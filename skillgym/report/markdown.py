@@ -159,7 +159,12 @@ def _summary(report: Report) -> list[str]:
     out += [
         f"- Suite `{report.suite}`; lanes {', '.join(report.lanes) or '(none ran)'}; "
         f"conditions {', '.join(report.conditions)}; "
-        f"providers {', '.join(report.providers)}; {report.trials} trial(s) per case and condition.",
+        f"providers {', '.join(report.providers)}; "
+        + (
+            f"adaptive trials, at most {report.trials} per case and condition."
+            if report.adaptive is not None
+            else f"{report.trials} trial(s) per case and condition."
+        ),
         f"- {c.total} trials: {c.passed} passed, {c.failed} failed, {c.errored} errored "
         f"(pass rate {_pct(c.passed / c.total if c.total else None)} over every trial; "
         + (
