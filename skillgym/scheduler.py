@@ -131,9 +131,10 @@ class AdaptiveSchedule:
     """Fixed cells' trials first, then the next trial of an adaptive cell with an open question.
 
     ``done`` (a resumed run's results) feeds the questions before anything runs. A cell's next trial is
-    its lowest index not yet started, so trial keys are those of the plan and a resume fills gaps. A cell
-    may run ahead of its finished trials by ``ahead`` trials (at least one; more when there are fewer open
-    cells than agent slots): trials already started when its question settles still finish and count.
+    its lowest index not yet started, so trial keys are those of the plan and a resume fills gaps. A cell's
+    first min_trials start at once; past them it may run ahead of its finished trials by one trial, or more
+    when there are fewer open cells than agent slots: trials already started when its question settles
+    still finish and count.
     """
 
     def __init__(self, plan: Plan, todo: Sequence[WorkItem], done: Sequence[TrialResult], slots: int) -> None:
@@ -208,9 +209,10 @@ class AdaptiveSchedule:
         ahead = max(1, math.ceil(self._slots / len(open_cells)))
         best: tuple[int, Group] | None = None
         for cell in open_cells:
-            finished = self._prefix(cell)
+            # The first min_trials run whatever they show: they need not wait for one another.
+            reach = max(self._plan.auto[cell[1]].min_trials, self._prefix(cell) + ahead)
             index = min(self._items[cell])
-            if index <= finished + ahead and (best is None or (index, cell) < best):
+            if index <= reach and (best is None or (index, cell) < best):
                 best = (index, cell)
         return None if best is None else self._items[best[1]][best[0]]
 
