@@ -131,7 +131,9 @@ def lift_table(reps: int, most: int) -> list[str]:
         f"Mean runs saved over the rows with a fixed design to compare: {sum(saved) / len(saved):+.0%}.",
     ]
     if powered:
-        rows.append(f"Over the rows where the adaptive design has power >= 0.8: {sum(powered) / len(powered):+.0%}.")
+        rows.append(
+            f"Over the rows where the adaptive design has power >= 0.8: {sum(powered) / len(powered):+.0%}."
+        )
     return rows
 
 
@@ -168,7 +170,9 @@ def rate_table(reps: int, most: int) -> list[str]:
         f"Mean runs saved over the rows with a fixed design to compare: {sum(saved) / len(saved):+.0%}.",
     ]
     if powered:
-        rows.append(f"Over the rows where the adaptive design has power >= 0.8: {sum(powered) / len(powered):+.0%}.")
+        rows.append(
+            f"Over the rows where the adaptive design has power >= 0.8: {sum(powered) / len(powered):+.0%}."
+        )
     return rows
 
 

@@ -81,7 +81,9 @@ async def test_cells_do_not_wait_for_a_round_to_finish(tmp_path: Path) -> None:
     assert first is not None
     # With one trial of cell 1 still running, the other cells still get theirs.
     others = [await schedule.next() for _ in range(3)]
-    assert {i.id.group for i in others if i is not None} | {first.id.group} == {i.id.group for i in plan.items}
+    assert {i.id.group for i in others if i is not None} | {first.id.group} == {
+        i.id.group for i in plan.items
+    }
 
 
 @pytest.mark.anyio
