@@ -11,8 +11,8 @@ import pytest
 from skillgym.loader import load_suite
 from skillgym.model import TrialPolicy
 from skillgym.plan import Plan, WorkItem, build_plan
-from skillgym.scheduler import AdaptiveSchedule, FixedSchedule, lift_pairs, questions
 from skillgym.results import TrialResult
+from skillgym.scheduler import AdaptiveSchedule, FixedSchedule, lift_pairs, questions
 from tests.conftest import write_suite
 from tests.results import result_for
 
