@@ -271,17 +271,21 @@ def test_trials_default_and_case_override() -> None:
 def test_bad_trials_are_definition_errors(call: str, message: str) -> None:
     from skillgym.authoring import prompt_case
 
-    with use_registry(Registry()), pytest.raises(DefinitionError, match=re.escape(message)):
+    def define() -> None:
         with prompt_case("a") as c:
             c.category("x")
             c.prompt("p")
             c.expect_skill(None)
             exec(call, {"c": c})
 
+    with use_registry(Registry()), pytest.raises(DefinitionError, match=re.escape(message)):
+        define()
+
 
 def test_a_suite_sets_its_default_trials_once() -> None:
     from skillgym.authoring import trials
 
-    with use_registry(Registry()), pytest.raises(DefinitionError, match="already called"):
+    with use_registry(Registry()):
         trials(2)
-        trials(3)
+        with pytest.raises(DefinitionError, match="already called"):
+            trials(3)
