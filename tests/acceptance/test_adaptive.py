@@ -161,3 +161,14 @@ def test_several_providers_and_concurrency_close_every_cell(suite_dir: SuiteDir)
     by_provider = {q["provider"]: q["status"] for q in report["adaptive"]["questions"]}
     # The stub answers alike under both conditions: no difference, futile before the cap of 8 pairs.
     assert by_provider["command"] == "improved" and by_provider["stub"] in ("futile", "max-trials")
+
+
+def test_aa_under_auto_trials_counts_the_adaptive_decisions(suite_dir: SuiteDir) -> None:
+    root = suite_dir(SUITE)
+    _, run_dir = _run(root, "--trials", "auto", "--max-trials", "6", "--condition", "none", "--aa", "none",
+                      "--progress")  # fmt: skip
+    report = json.loads((run_dir / "report.json").read_text())
+    (aa,) = report["aa"]
+    # none never passes, in both arms: no difference, never called one.
+    assert aa["cases_compared"] == 3 and aa["cases_called"] == 0 and aa["test"] == "the adaptive lift decision"
+    assert {q["name"] for q in report["adaptive"]["questions"]} == {"none~aa vs none"}
