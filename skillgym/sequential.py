@@ -140,9 +140,10 @@ def decide(
 
     ``paired``: ``xs`` are differences in [-1, 1] and the answers read "improved"/"regressed"; else they
     are outcomes in [0, 1] and read "above"/"below". Decided once the confidence sequence excludes the
-    boundary (and at least ``least`` observations are in); futile once no continuation up to ``most``
-    could exclude it (the most favourable one to each side is tried: all at the top, all at the bottom);
-    at its cap at ``most``. The horizon of the bets is ``most``.
+    boundary (and at least ``least`` observations are in); futile once neither extreme continuation up to
+    ``most`` (every further value at the top, or every one at the bottom: the runs that move the capital
+    furthest to each side) would exclude it; at its cap at ``most``. The horizon of the bets is ``most``.
+    Stopping for futility can only withhold a verdict, so it never raises the error rate.
     """
     unit = _to_unit(xs) if paired else [float(x) for x in xs]
     _check_unit(unit)

@@ -138,7 +138,7 @@ _WORDS: Final = {
     "below": "pass rate decided below {t:g}",
     "improved": "{name}: decided, improved",
     "regressed": "{name}: decided, regressed",
-    "futile": "{name}: futile (no outcome of the trials left up to the cap could decide it)",
+    "futile": "{name}: futile (not even the trials left up to the cap all going one way could decide it)",
     "max-trials": "{name}: undecided at the cap",
     "open": "{name}: still open (the run stopped first)",
 }

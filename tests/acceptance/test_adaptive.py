@@ -170,5 +170,7 @@ def test_aa_under_auto_trials_counts_the_adaptive_decisions(suite_dir: SuiteDir)
     report = json.loads((run_dir / "report.json").read_text())
     (aa,) = report["aa"]
     # none never passes, in both arms: no difference, never called one.
-    assert aa["cases_compared"] == 3 and aa["cases_called"] == 0 and aa["test"] == "the adaptive lift decision"
+    assert (
+        aa["cases_compared"] == 3 and aa["cases_called"] == 0 and aa["test"] == "the adaptive lift decision"
+    )
     assert {q["name"] for q in report["adaptive"]["questions"]} == {"none~aa vs none"}
