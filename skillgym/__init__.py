@@ -18,6 +18,7 @@ from .authoring import prompt_case as prompt_case
 from .authoring import replace_default_conditions as replace_default_conditions
 from .authoring import secret as secret
 from .authoring import skill as skill
+from .authoring import trials as trials
 from .authoring import workspace_preset as workspace_preset
 from .custom_verifier import VerifierContext as VerifierContext
 from .errors import CollectionError as CollectionError
@@ -45,6 +46,7 @@ from .model import Pattern as Pattern
 from .model import PromptCase as PromptCase
 from .model import ReportRequirement as ReportRequirement
 from .model import SkillInstall as SkillInstall
+from .model import TrialPolicy as TrialPolicy
 from .model import WorkflowCheck as WorkflowCheck
 from .model import WorkspacePreset as WorkspacePreset
 from .results import CheckOutcome as CheckOutcome
@@ -83,6 +85,7 @@ __all__ = (
     "SkillInstall",
     "SkillgymError",
     "StepBuilder",
+    "TrialPolicy",
     "UsageError",
     "VerifierContext",
     "WorkflowBuilder",
@@ -98,5 +101,6 @@ __all__ = (
     "replace_default_conditions",
     "secret",
     "skill",
+    "trials",
     "workspace_preset",
 )

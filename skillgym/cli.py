@@ -13,7 +13,10 @@ import msgspec
 from rich.console import Console
 
 from . import __version__
+from .adaptive import PLAN_FLAGS as ADAPTIVE_FLAGS
+from .adaptive import aa_conditions, add_adaptive_flags, check_threshold, plan_settings, trial_policy, with_aa
 from .commands import compare
+from .commands import plan as plan_command
 from .console import columns, make_console
 from .errors import ExitCode, SkillgymError, UsageError
 from .fingerprint import short
@@ -109,7 +112,7 @@ def _parser() -> argparse.ArgumentParser:
         "--agent-command", metavar="'PROGRAM ARGS'", help="the command provider's agent (prompt on stdin)"
     )
     trials = run.add_argument_group("trials (how they run)")
-    trials.add_argument("--trials", type=int, default=1, help="trials per case and condition (default 1)")
+    add_adaptive_flags(trials)
     trials.add_argument(
         "--concurrency",
         type=int,
@@ -173,6 +176,7 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("run_dir", type=Path, metavar="RUN_DIR")
     add_snapshots_parser(sub)
     compare.add_parser(sub)
+    plan_command.add_parser(sub)
     return parser
 
 
@@ -187,6 +191,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _list(args, out)
         if args.command == "report":
             return _report(args, out, err)
+        if args.command == "plan":
+            return plan_command.main(args, out, make_console(stderr=True))
         if args.command == "snapshots":
             return snapshots_command(args, out, err, run_suite=main)
         if args.command == "compare":
@@ -288,6 +294,7 @@ _PLAN_FLAGS = (
     "sandbox",
     "network",
     "sandbox_writable",
+    *ADAPTIVE_FLAGS,
 )
 
 
@@ -307,15 +314,17 @@ def _run(args: argparse.Namespace, out: Console) -> int:
     snapshots = snapshot_options(args)  # flag mistakes are errors before anything runs
     if args.resume is not None:
         return _resume(args, out, reporters)
-    suite = load_suite(args.suite)
+    suite = with_aa(load_suite(args.suite), args.aa)
+    policy, threshold = trial_policy(args), check_threshold(args.decision_threshold)
     plan = build_plan(
         suite,
         lanes=args.lane,
-        conditions=args.condition,
+        conditions=aa_conditions(args.condition, args.aa),
         case_ids=args.case,
         providers=_providers(args.provider),
         model=args.model,
-        trials=args.trials,
+        trials=policy,
+        decision_threshold=threshold,
     )
     problems = suite_path_problems(plan, suite)
     settings = ProviderSettings(
@@ -361,6 +370,7 @@ def _run(args: argparse.Namespace, out: Console) -> int:
         sandbox=args.sandbox,
         network=args.network,
         sandbox_writable=_existing_folders(args.sandbox_writable, flag="--sandbox-writable"),
+        plan_settings=plan_settings(policy, threshold, args.aa),
     )
     # Reporter flags are checked before anything runs or is written.
     subscribers = build_reporters(
@@ -480,7 +490,8 @@ def _plan_lines(plan: Plan, out: Console) -> None:
     out.print(
         f"dry run: nothing is invoked or written. suite {plan.suite}; lanes {', '.join(plan.lanes) or '-'}; "
         f"conditions {', '.join(plan.conditions) or '-'}; providers {', '.join(plan.providers)}; "
-        f"model {plan.model or 'provider default'}; trials {plan.trials}",
+        f"model {plan.model or 'provider default'}; trials {plan.trials}"
+        + (f" (adaptive, at most: {len(plan.auto)} case(s) stop once settled)" if plan.auto else ""),
         markup=False,
     )
     for preset in plan.presets:

@@ -16,9 +16,20 @@ from .redact import REDACTED, json_forms
 _CONTEXT = "skillgym 2026-11 case fingerprint v1"
 # Struct fields that never change what the agent is asked or how it is graded. ``conditions`` is excluded
 # because a trial runs under one condition: adding a condition to a case must not invalidate the others;
-# ``token_budget`` is a cost guardrail beside grading, so tuning it must not mark snapshots stale.
+# ``token_budget`` is a cost guardrail beside grading, so tuning it must not mark snapshots stale; ``trials``
+# says how often a case runs, not what it asks.
 EXCLUDED_FIELDS = frozenset(
-    {"origin", "origins", "description", "tags", "category", "fingerprint", "conditions", "token_budget"}
+    {
+        "origin",
+        "origins",
+        "description",
+        "tags",
+        "category",
+        "fingerprint",
+        "conditions",
+        "token_budget",
+        "trials",
+    }
 )
 # Fields added after fingerprints were first stored: hashed only when set, so that every case that does not
 # use one keeps the fingerprint its snapshots and cassettes were stored under.

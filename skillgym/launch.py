@@ -10,6 +10,7 @@ import anyio
 import msgspec
 from rich.console import Console
 
+from .adaptive import resumed_policy, with_aa
 from .bus import Subscriber
 from .claim import claim_run_dir
 from .console import make_console
@@ -118,7 +119,8 @@ def resume_run(
         log = read_run_log(run_dir)
         _say_mended(mend_result_files(run_dir, log))
         start = log.start
-        suite = load_suite(Path(start.suite_dir))
+        settings = start.settings
+        suite = with_aa(load_suite(Path(start.suite_dir)), settings.get("aa"))
         plan = build_plan(
             suite,
             lanes=start.lanes,
@@ -126,7 +128,8 @@ def resume_run(
             case_ids=start.case_filter,
             providers=start.providers,
             model=start.model,
-            trials=start.trials,
+            trials=resumed_policy(settings, start.trials),
+            decision_threshold=settings.get("decision_threshold", 0.5),
         )
         fingerprints = {c.id: c.fingerprint for c in suite.cases}
         planned = {i.id.key for i in plan.items}
@@ -135,10 +138,11 @@ def resume_run(
             for r in log.results
             if r.id.key in planned and fingerprints.get(r.id.case_id) == r.id.fingerprint
         ]
-        finished = _finished(log, planned, done, run_dir)
+        # An adaptive case's trials past its settled verdict never run: a finished run lacks them rightly.
+        fixed = {i.id.key for i in plan.items if i.id.case_id not in plan.auto}
+        finished = _finished(log, fixed, done, run_dir)
         if finished is not None:
             return finished
-        settings = start.settings
         # The suite may have changed since the run started: a template or cassette gone is refused now.
         check_plan_paths(
             plan,
@@ -164,6 +168,9 @@ def resume_run(
             argv=argv,
             run_id=start.run_id,
             secrets=secrets,
+            plan_settings={
+                k: settings[k] for k in ("trials_policy", "decision_threshold", "aa") if k in settings
+            },
         )
         baseline = load_report(Path(start.baseline_report)) if start.baseline_report else None
         subscribers = build_reporters(

@@ -52,6 +52,21 @@ class CaseSandbox(Data, frozen=True, kw_only=True):
     readable: tuple[str, ...] = ()
 
 
+class TrialPolicy(Data, frozen=True, kw_only=True):
+    """How many trials a case gets: ``count`` of them, or with ``auto`` between ``min_trials`` and
+    ``max_trials``, stopping once its verdict is settled (see ``skillgym.sequential``)."""
+
+    auto: bool = False
+    count: int = 1  # the fixed number of trials; unused with auto
+    min_trials: int = 3
+    max_trials: int = 20
+
+    @property
+    def most(self) -> int:
+        """The trials a plan holds for the case: every one a fixed policy runs, the cap of an auto one."""
+        return self.max_trials if self.auto else self.count
+
+
 class TokenBudget(Data, frozen=True, kw_only=True):
     """Per-case cost guardrail: how far the median total may rise above its snapshot."""
 
@@ -206,6 +221,7 @@ class _Case(Data, frozen=True, kw_only=True, tag_field="lane"):
     workspace: str | None = None
     env: dict[str, str] = {}
     sandbox: CaseSandbox | None = None
+    trials: TrialPolicy | None = None  # c.trials(): None takes the suite's default (or the command line's)
     token_budget: TokenBudget = TokenBudget()
     tags: tuple[str, ...] = ()
     description: str = ""
@@ -327,3 +343,4 @@ class Suite(Data, frozen=True, kw_only=True):
     fixtures: tuple[Fixture, ...] = ()
     anti_patterns: tuple[AntiPatternRule, ...] = ()
     secrets: tuple[str, ...] = ()  # the values the suite marked with skillgym.secret(), in order
+    trials: TrialPolicy | None = None  # the suite's default trials (skillgym.trials()); None: one

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from .errors import UsageError
 from .identity import TrialId, trial_id
 from .identity import item_key as item_key
-from .model import LANES, Case, Data, Lane, Suite, WorkspacePreset
+from .model import LANES, Case, Data, Lane, Suite, TrialPolicy, WorkspacePreset
 
 # The most trials one plan may hold. Every trial is a work item in memory, a line in the dry run and a
 # folder in the run directory, so a plan past this is a typo (--trials 100000000), not a measurement.
@@ -31,9 +31,13 @@ class Plan(Data, frozen=True, kw_only=True):
     providers: tuple[str, ...]
     case_ids: tuple[str, ...] = ()  # the --case filter, empty for every case
     model: str | None
-    trials: int
+    trials: int  # the most trials any case and condition may get (an auto case's max_trials)
     items: tuple[WorkItem, ...]
     presets: tuple[WorkspacePreset, ...]
+    # Cases with adaptive trials (--trials auto, c.trials("auto"), skillgym.trials("auto")) and their
+    # policy: their items up to max_trials are planned; the adaptive schedule runs only what is needed.
+    auto: dict[str, TrialPolicy] = {}
+    decision_threshold: float = 0.5  # the pass rate an adaptive case's rate is decided against
 
 
 def _check_known(kind: str, flag: str, wanted: Sequence[str], known: Sequence[str]) -> None:
@@ -53,10 +57,15 @@ def build_plan(
     case_ids: Sequence[str] = (),
     providers: Sequence[str] = ("replay",),
     model: str | None = None,
-    trials: int = 1,
+    trials: int | TrialPolicy | None = 1,
+    decision_threshold: float = 0.5,
 ) -> Plan:
-    """Expand the suite into work items; filters that name unknown things are a UsageError (exit 2)."""
-    if trials < 1:
+    """Expand the suite into work items; filters that name unknown things are a UsageError (exit 2).
+
+    ``trials``: a number or a policy for every case (the command line's), or None for each case's own
+    (``c.trials()``, else the suite's ``skillgym.trials()``, else one).
+    """
+    if isinstance(trials, int) and trials < 1:
         raise UsageError(f"--trials must be at least 1, got {trials}")
     _check_known("lane", "--lane", lanes, LANES)
     condition_ids = [c.id for c in suite.conditions]
@@ -66,11 +75,12 @@ def build_plan(
     chosen_conditions = tuple(c for c in condition_ids if not conditions or c in conditions)
     chosen_providers = tuple(dict.fromkeys(providers))
     cases = [c for c in suite.cases if (not case_ids or c.id in case_ids) and c.lane in chosen_lanes]
-    _check_size(cases, chosen_conditions, chosen_providers, trials)
+    policies = {c.id: policy_of(c, suite, trials) for c in cases}
+    _check_size(cases, chosen_conditions, chosen_providers, policies)
     items: list[WorkItem] = []
     for lane in chosen_lanes:
         for case in (c for c in cases if c.lane == lane):
-            items.extend(_expand(case, chosen_conditions, chosen_providers, model, trials))
+            items.extend(_expand(case, chosen_conditions, chosen_providers, model, policies[case.id].most))
     if not items:
         raise UsageError(_nothing_to_run(suite, lanes, conditions, case_ids))
     used_presets = {i.workspace for i in items}
@@ -81,18 +91,33 @@ def build_plan(
         providers=chosen_providers,
         case_ids=tuple(case_ids),
         model=model,
-        trials=trials,
+        trials=max(p.most for p in policies.values()),
         items=tuple(items),
         presets=tuple(p for p in suite.presets if p.id in used_presets),
+        auto={case_id: p for case_id, p in policies.items() if p.auto},
+        decision_threshold=decision_threshold,
     )
 
 
+def policy_of(case: Case, suite: Suite, given: int | TrialPolicy | None) -> TrialPolicy:
+    """A case's trials: the command line's, else the case's own, else the suite's default, else one."""
+    if isinstance(given, int):
+        return TrialPolicy(count=given)
+    return given or case.trials or suite.trials or TrialPolicy()
+
+
 def _check_size(
-    cases: Sequence[Case], conditions: Sequence[str], providers: Sequence[str], trials: int
+    cases: Sequence[Case],
+    conditions: Sequence[str],
+    providers: Sequence[str],
+    policies: dict[str, TrialPolicy],
 ) -> None:
     """Refuse a plan of more than ``MAX_PLAN_TRIALS`` trials before building a single item."""
     pairs = sum(1 for case in cases for condition in conditions if condition in case.conditions)
-    total = pairs * len(providers) * trials
+    trials = max((p.most for p in policies.values()), default=1)
+    total = sum(
+        policies[case.id].most for case in cases for condition in conditions if condition in case.conditions
+    ) * len(providers)
     if total > MAX_PLAN_TRIALS:
         raise UsageError(
             f"the plan would hold {total:,} trials ({pairs:,} case/condition pair(s) x {len(providers)} "

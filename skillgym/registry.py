@@ -22,6 +22,7 @@ from .model import (
     Skill,
     SkillInstall,
     Suite,
+    TrialPolicy,
     WorkspacePreset,
 )
 
@@ -33,6 +34,7 @@ class Mark(msgspec.Struct, frozen=True):
 
     sizes: tuple[int, int, int, int, int, int]
     replace_defaults: str | None = None
+    trials: tuple[TrialPolicy, str] | None = None
 
 
 class Registry:
@@ -48,6 +50,7 @@ class Registry:
         # the suite's only ones, instead of adding to (or replacing by id) the default conditions.
         self._replace_defaults: str | None = None
         self._secrets: dict[str, None] = {}  # the values marked with skillgym.secret(), in order
+        self._trials: tuple[TrialPolicy, str] | None = None  # skillgym.trials(): the default and where
 
     def _tables(self) -> tuple[dict[str, Any], ...]:
         return self._cases, self._conditions, self._presets, self._skills, self._anti_patterns, self._secrets
@@ -83,6 +86,16 @@ class Registry:
     def add_anti_pattern(self, rule: AntiPatternRule) -> None:
         self._add(self._anti_patterns, "anti-pattern rule", rule.id, rule)
 
+    def set_trials(self, policy: TrialPolicy, origin: str) -> None:
+        """The suite's default trials; a suite sets it once."""
+        if self._trials is not None:
+            raise DefinitionError(
+                f"skillgym.trials() was already called at {self._trials[1]}; a suite sets its default "
+                "trials once: remove one of the calls",
+                origin=origin,
+            )
+        self._trials = (policy, origin)
+
     def add_secret(self, value: str) -> None:
         self._secrets[value] = None
 
@@ -97,7 +110,7 @@ class Registry:
 
     def mark(self) -> Mark:
         a, b, c, d, e, f = (len(t) for t in self._tables())
-        return Mark(sizes=(a, b, c, d, e, f), replace_defaults=self._replace_defaults)
+        return Mark(sizes=(a, b, c, d, e, f), replace_defaults=self._replace_defaults, trials=self._trials)
 
     def rollback(self, mark: Mark) -> None:
         """Forget everything registered since ``mark`` (dicts keep insertion order)."""
@@ -105,6 +118,7 @@ class Registry:
             for key in list(table)[size:]:
                 del table[key]
         self._replace_defaults = mark.replace_defaults
+        self._trials = mark.trials
 
     def build(self, root: str, fixtures: tuple[Fixture, ...] = ()) -> Suite:
         """Validate cross-references and return the frozen Suite; every problem is listed at once."""
@@ -128,6 +142,7 @@ class Registry:
             fixtures=fixtures,
             anti_patterns=tuple(self._anti_patterns.values()),
             secrets=tuple(self._secrets),
+            trials=self._trials[0] if self._trials is not None else None,
         )
 
     def _effective_conditions(self) -> tuple[Condition, ...]:

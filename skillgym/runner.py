@@ -12,6 +12,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import anyio
 import anyio.lowlevel
@@ -43,6 +44,7 @@ from .providers.base import DEFAULT_CONCURRENCY, Detection, Provider, default_co
 from .redact import MIN_SECRET_LENGTH, scrub, scrub_struct, suite_secrets
 from .results import TrialResult
 from .sandboxes.base import DEFAULT_SANDBOX, Network, SandboxBackend, SandboxUnavailable, make_backend
+from .scheduler import Schedule, make_schedule
 from .slots import AgentSlots
 from .trial import TrialSettings, needs_workspace, run_trial, workspace_plan
 from .workspaces import EnvironmentSetupError, background_removal, injected_text
@@ -72,6 +74,7 @@ class RunOptions(Data, frozen=True, kw_only=True):
     sandbox: str = DEFAULT_SANDBOX
     network: Network | None = None  # None: each provider's own (host for agents, none for stand-ins)
     sandbox_writable: tuple[str, ...] = ()  # absolute folders every trial may also write
+    plan_settings: dict[str, Any] = {}  # how the plan was made beyond run.start's fields (adaptive, A/A)
 
 
 class RunOutcome(Data, frozen=True, kw_only=True):
@@ -196,6 +199,16 @@ class Brackets:
         if self._lane_left[lane] == 0:
             self._close_lane(lane)
 
+    def drop(self, item: WorkItem) -> None:
+        """A planned trial that will not run (its adaptive cell is settled): its brackets close without it."""
+        group, lane = item.id.group, item.id.lane
+        self._group_left[group] -= 1
+        self._lane_left[lane] -= 1
+        if self._group_left[group] == 0 and group in self._group_results:
+            self._close_group(group)
+        if self._lane_left[lane] == 0 and lane in self._lane_results:
+            self._close_lane(lane)
+
     def close_open(self) -> None:
         """After an interruption: finish every bracket that was opened, with the trials it got."""
         for group, left in self._group_left.items():
@@ -300,7 +313,7 @@ async def execute(
             await replay_kept(run, done, brackets, bus)
             finished_keys = {r.id.key for r in done}
             todo = [i for i in plan.items if i.id.key not in finished_keys]
-            scheduled = await schedule(run, todo, brackets, bus)
+            scheduled = await schedule(run, todo, brackets, bus, done=done)
             results = [*done, *scheduled.results]
             took = time.monotonic() - t0
             end = await finish(run, results, scheduled, brackets, bus, duration_s=took, finishers=subscribers)
@@ -396,6 +409,9 @@ def run_start(run: RunContext, *, resumed: bool) -> RunStart:
             "sandbox": options.sandbox,
             "network": options.network,
             "sandbox_writable": list(options.sandbox_writable),
+            **options.plan_settings,
+            # The adaptive cases and their policies: the report judges their stopping from these alone.
+            **({"auto": msgspec.to_builtins(plan.auto)} if plan.auto else {}),
         },
     )
 
@@ -421,8 +437,18 @@ async def replay_kept(
         await bus.room()
 
 
-async def schedule(run: RunContext, todo: Sequence[WorkItem], brackets: Brackets, bus: EventBus) -> Scheduled:
+async def schedule(
+    run: RunContext,
+    todo: Sequence[WorkItem],
+    brackets: Brackets,
+    bus: EventBus,
+    *,
+    done: Sequence[TrialResult] = (),
+) -> Scheduled:
     """Run ``todo`` with --concurrency agents at a time, until done, stopped by a signal, or unwritable.
+
+    Adaptive cells (see ``skillgym.scheduler``) run only the trials their open verdicts need; ``done``
+    (a resumed run's results) feeds those verdicts first.
 
     Finished trials' workspaces are removed off their path; this waits for that, Ctrl-C or not.
     """
@@ -435,8 +461,9 @@ async def schedule(run: RunContext, todo: Sequence[WorkItem], brackets: Brackets
     ahead = slots.total > 1 and any(
         needs_workspace(run.cases[i.id.case_id], run.providers[i.id.provider]) for i in todo
     )
+    pending = make_schedule(run.plan, todo, done, slots.total)
     async with background_removal() as leftovers, anyio.create_task_group() as tg:
-        workers = _Workers(run, todo, brackets, bus, slots=slots, stop=stop, scope=tg.cancel_scope)
+        workers = _Workers(run, pending, brackets, bus, slots=slots, stop=stop, scope=tg.cancel_scope)
         tg.start_soon(_watch_signals, tg.cancel_scope, stop)
         async with anyio.create_task_group() as trials:
             for number in range(min((2 if ahead else 1) * slots.total, len(todo))):
@@ -451,7 +478,7 @@ async def schedule(run: RunContext, todo: Sequence[WorkItem], brackets: Brackets
 
 
 class _Workers:
-    """A fixed pool of trial workers pulling from one iterator (safe: one event loop thread).
+    """A fixed pool of trial workers pulling from one schedule (safe: one event loop thread).
 
     Rather than one task per trial queued on a limiter: a 20,000-trial run then wakes 64 tasks, not 20,000.
     """
@@ -459,7 +486,7 @@ class _Workers:
     def __init__(
         self,
         run: RunContext,
-        todo: Sequence[WorkItem],
+        pending: Schedule,
         brackets: Brackets,
         bus: EventBus,
         *,
@@ -469,7 +496,9 @@ class _Workers:
     ) -> None:
         self.run, self.brackets, self.bus = run, brackets, bus
         self.slots, self.stop, self.scope = slots, stop, scope
-        self.pending = iter(todo)
+        self.pending = pending
+        for item in pending.settled_unstarted():
+            brackets.drop(item)
         self.results: list[TrialResult] = []
         self.run_path = str(run.run_dir)  # checked before every trial: a plain string stats faster
 
@@ -478,7 +507,7 @@ class _Workers:
         run, bus, slots = self.run, self.bus, self.slots
         if ahead:  # the first trials' setup goes first: it is what every slot is waiting for
             await slots.filled.wait()
-        for item in self.pending:
+        while (item := await self.pending.next()) is not None:
             if not os.path.isdir(self.run_path):  # removed under us: writing on would recreate a husk
                 self._stop_run(f"{run.run_dir} was removed")
                 return
@@ -499,6 +528,8 @@ class _Workers:
                 return
             self.results.append(result)
             self.brackets.after(result)
+            for skipped in self.pending.finished(result):
+                self.brackets.drop(skipped)
         slots.filled.set()  # nothing left to start: workers still holding back have nothing to wait for
 
     def _stop_run(self, why: str) -> None:

@@ -17,6 +17,7 @@ from .suite import condition as condition
 from .suite import replace_default_conditions as replace_default_conditions
 from .suite import secret as secret
 from .suite import skill as skill
+from .suite import trials as trials
 from .suite import workspace_preset as workspace_preset
 from .workflow import WorkflowBuilder as WorkflowBuilder
 
@@ -37,5 +38,6 @@ __all__ = (
     "replace_default_conditions",
     "secret",
     "skill",
+    "trials",
     "workspace_preset",
 )

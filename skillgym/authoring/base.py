@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
 import msgspec
 
 from ..errors import DefinitionError
-from ..model import AntiPatternRule, Budget, Case, CaseSandbox, Lane, Severity, TokenBudget, WorkflowCheck
+from ..model import (
+    AntiPatternRule,
+    Budget,
+    Case,
+    CaseSandbox,
+    Lane,
+    Severity,
+    TokenBudget,
+    TrialPolicy,
+    WorkflowCheck,
+)
 from .checks import (
     PatternLike,
     check_choice,
@@ -57,6 +67,7 @@ class CaseBuilder(Recorder):
         self._workspace: str | None = None
         self._env: dict[str, str] = {}
         self._sandbox: CaseSandbox | None = None
+        self._trials: TrialPolicy | None = None
         self._budget: Budget = self.default_budget
         self._token_budget: TokenBudget = _NO_TOKEN_BUDGET
         self._tags: list[str] = []
@@ -193,6 +204,19 @@ class CaseBuilder(Recorder):
         )
         self._budget = self._once("c.budget()", budget, at)
 
+    def trials(
+        self, count: int | Literal["auto"], /, *, max_trials: int | None = None, min_trials: int | None = None
+    ) -> None:
+        """This case's trials per condition: a number, or ``"auto"`` (adaptive: see ``skillgym.trials``).
+
+        It overrides the suite's default; ``--trials`` on the command line overrides it.
+        """
+        at = self._use("trials")
+        policy = make_trial_policy(
+            count, max_trials, min_trials, call="c.trials()", case_id=self._case_id, origin=at
+        )
+        self._trials = self._once("c.trials()", policy, at)
+
     def token_budget(self, *, max_regression_percent: float) -> None:
         """How far the median token total may rise above the case's snapshot before it is a regression."""
         at = self._use("token_budget")
@@ -319,6 +343,7 @@ class CaseBuilder(Recorder):
             workspace=self._workspace,
             env=self._env,
             sandbox=self._sandbox,
+            trials=self._trials,
             token_budget=self._token_budget,
             tags=tuple(self._tags),
             description=self._description,
@@ -374,3 +399,42 @@ def make_anti_pattern(
         ),
         origin=origin,
     )
+
+
+def make_trial_policy(
+    count: object,
+    max_trials: object,
+    min_trials: object,
+    *,
+    call: str,
+    case_id: str | None,
+    origin: str,
+) -> TrialPolicy:
+    """A TrialPolicy from user arguments (shared by ``skillgym.trials()`` and ``c.trials()``)."""
+    default = TrialPolicy()
+    if count != "auto":
+        number = check_int(count, what=f"{call} count", case_id=case_id, origin=origin)
+        if max_trials is not None or min_trials is not None:
+            raise DefinitionError(
+                f"{call} takes max_trials= and min_trials= only with 'auto'; drop them, or pass 'auto'",
+                case_id=case_id,
+                origin=origin,
+            )
+        return TrialPolicy(count=number)
+    most = (
+        default.max_trials
+        if max_trials is None
+        else check_int(max_trials, what=f"{call} max_trials", case_id=case_id, origin=origin)
+    )
+    least = (
+        min(default.min_trials, most)
+        if min_trials is None
+        else check_int(min_trials, what=f"{call} min_trials", case_id=case_id, origin=origin)
+    )
+    if least > most:
+        raise DefinitionError(
+            f"{call} has min_trials={least} above max_trials={most}; lower min_trials or raise max_trials",
+            case_id=case_id,
+            origin=origin,
+        )
+    return TrialPolicy(auto=True, min_trials=least, max_trials=most)

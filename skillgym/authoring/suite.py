@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Literal
 
 from ..errors import DefinitionError
 from ..model import (
@@ -12,12 +13,13 @@ from ..model import (
     Severity,
     Skill,
     SkillInstall,
+    TrialPolicy,
     WorkspaceMode,
     WorkspacePreset,
 )
 from ..redact import MIN_SECRET_LENGTH
 from ..registry import current_registry
-from .base import make_anti_pattern
+from .base import make_anti_pattern, make_trial_policy
 from .checks import (
     PatternLike,
     check_argv,
@@ -177,6 +179,23 @@ def anti_pattern(
     rule = make_anti_pattern(rule_id, patterns, severity, description, suggested_fix, case_id=None, origin=at)
     current_registry().add_anti_pattern(rule)
     return rule
+
+
+def trials(
+    count: int | Literal["auto"], /, *, max_trials: int | None = None, min_trials: int | None = None
+) -> TrialPolicy:
+    """The suite's default trials per case and condition: a number, or ``"auto"`` (adaptive trials).
+
+    ``"auto"`` runs at least ``min_trials`` (default 3) and at most ``max_trials`` (default 20) trials,
+    stopping a case under a condition once its verdict is settled (README: Adaptive trials). A case's own
+    ``c.trials(...)`` overrides this default, and ``--trials`` on the command line overrides both.
+    """
+    at = caller_origin()
+    policy = make_trial_policy(
+        count, max_trials, min_trials, call="skillgym.trials()", case_id=None, origin=at
+    )
+    current_registry().set_trials(policy, at)
+    return policy
 
 
 def secret(value: str) -> str:

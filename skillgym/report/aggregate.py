@@ -16,6 +16,7 @@ from ..score_intervals import bounded_mean_interval, suite_pass_interval
 from ..snapshots.model import SnapshotCheck
 from ..stats import Interval, fmean, pass_at_k, pass_hat_k, wilson_interval
 from .activation import Activation, activation_summaries
+from .adaptive import AACalibration, AdaptiveSummary, aa_calibration, adaptive_summary, sequence_intervals
 from .tokens import TokenReport, build_token_report
 
 # 2: comparisons leave out trials that errored for reasons not the agent's (NOT_THE_AGENTS), and count the
@@ -84,6 +85,9 @@ class CaseStats(Data, frozen=True, kw_only=True):
     # Of the errored trials, the timeouts: the agent ran out of time while it worked (a provider that never
     # answered is provider-unavailable instead), so they are failures like any other in every verdict.
     timeouts: int = 0
+    # What pass_interval is: "wilson" for fixed trials, "confidence sequence" for adaptive ones (the
+    # interval valid when trials stop once the verdict is settled; see skillgym.sequential).
+    pass_interval_kind: str = "wilson"
 
     @property
     def graded(self) -> int:
@@ -315,6 +319,8 @@ class Report(Data, frozen=True, kw_only=True):
     snapshots: SnapshotCheck | None = None  # from run.finish, when the run checked token snapshots
     # Did it fire vs did it help, per lane and provider with self-load trials of cases that expect a skill.
     activation: tuple[Activation, ...] = ()
+    adaptive: AdaptiveSummary | None = None  # --trials auto: why each cell stopped, its sequences
+    aa: tuple[AACalibration, ...] = ()  # --aa: the A/A false-positive rate per lane, provider, condition
 
 
 def _score(result: TrialResult) -> float:
@@ -668,14 +674,25 @@ def build_report(start: RunStart, results: Sequence[TrialResult], *, interrupted
     ordered = sorted(results, key=lambda r: (LANES.index(r.id.lane), r.id.key.rsplit("/", 1)[0], r.id.trial))
     groups = _groups(ordered)
     stats = tuple(case_stats(trials) for trials in groups.values())
+    if sequences := sequence_intervals(ordered, start.settings):  # adaptive cells: their valid interval
+        stats = tuple(
+            msgspec.structs.replace(
+                s, pass_interval=sequences[group], pass_interval_kind="confidence sequence"
+            )
+            if (group := (s.lane, s.case_id, s.condition, s.provider)) in sequences
+            else s
+            for s in stats
+        )
     lanes = tuple(lane for lane in start.lanes if any(r.id.lane == lane for r in ordered))
+    lifts = (*LIFTS, *aa_lifts(start.conditions))
     comparisons = [
         comp
         for lane in lanes
         for provider in start.providers
-        for lift in LIFTS
+        for lift in lifts
         if (comp := _lift(stats, lane, provider, lift)) is not None
     ]
+    adaptive = adaptive_summary(ordered, start.conditions, start.settings)
     return Report(
         run_id=start.run_id,
         suite=start.suite,
@@ -706,4 +723,15 @@ def build_report(start: RunStart, results: Sequence[TrialResult], *, interrupted
         baseline_report=start.baseline_report,
         tokens=build_token_report(ordered),
         activation=activation_summaries(ordered, start.providers),
+        adaptive=adaptive,
+        aa=aa_calibration(ordered, start.conditions, adaptive),
+    )
+
+
+def aa_lifts(conditions: Sequence[str]) -> tuple[Lift, ...]:
+    """The A/A comparison of every ``C~aa`` arm with its condition ``C`` (``--aa C``)."""
+    return tuple(
+        Lift(f"A/A ({c} vs {c.removesuffix('~aa')})", c, c.removesuffix("~aa"))
+        for c in conditions
+        if c.endswith("~aa") and c.removesuffix("~aa") in conditions
     )

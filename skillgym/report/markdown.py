@@ -8,6 +8,7 @@ from ..score_intervals import SMALLEST_CHECKED
 from ..snapshots.model import SnapshotCheck
 from ..stats import Interval, Summary
 from .activation_md import activation_section
+from .adaptive import aa_lines, adaptive_lines
 from .aggregate import LIFTS, CaseStats, PairedComparison, Report
 from .comparison_md import baseline_section
 from .mdparts import FEW_CASES as _FEW_CASES
@@ -125,7 +126,12 @@ def _summary(report: Report) -> list[str]:
     out += [
         f"- Suite `{report.suite}`; lanes {', '.join(report.lanes) or '(none ran)'}; "
         f"conditions {', '.join(report.conditions)}; "
-        f"providers {', '.join(report.providers)}; {report.trials} trial(s) per case and condition.",
+        f"providers {', '.join(report.providers)}; "
+        + (
+            f"adaptive trials, at most {report.trials} per case and condition."
+            if report.adaptive is not None
+            else f"{report.trials} trial(s) per case and condition."
+        ),
         f"- {c.total} trials: {c.passed} passed, {c.failed} failed, {c.errored} errored "
         f"(pass rate {_pct(c.passed / c.total if c.total else None)} over every trial; "
         + (
@@ -374,7 +380,11 @@ def _cases_section(report: Report) -> list[str]:
         "pass rate (the widest spread a score in [0, 1] can have), and one graded trial has none.",
         "",
     ]
-    header = ["lane", "case", "condition", "provider", "trials", "pass", "errored", "95% CI (Wilson)"]
+    adaptive = any(s.pass_interval_kind != "wilson" for s in report.cases)
+    if adaptive:
+        out[-1:] = ["An adaptive case's interval is its confidence sequence (CS): see Adaptive trials.", ""]
+    kind = "95% CI (Wilson; CS when adaptive)" if adaptive else "95% CI (Wilson)"
+    header = ["lane", "case", "condition", "provider", "trials", "pass", "errored", kind]
     header += ["mean score", "score 95% CI", "pass@k", "pass^k"]
     rows = [
         [
@@ -433,6 +443,10 @@ def render_markdown(report: Report) -> str:
     out += _provider_section(report)
     out += _failures_section(report)
     out += _warnings_section(report)
+    if report.adaptive is not None:
+        out += adaptive_lines(report.adaptive)
+    if report.aa:
+        out += aa_lines(report.aa)
     out += _cases_section(report)
     out += baseline_section(report)
     out += _anti_pattern_section(report)

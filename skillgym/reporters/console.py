@@ -129,7 +129,9 @@ class ConsoleReporter:
             self._total = event.total_trials
             self._started = time.monotonic()
             self._say(
-                f"skillgym run {event.run_id}: {event.total_trials} trials; lanes {', '.join(event.lanes)}; "
+                f"skillgym run {event.run_id}: "
+                + ("at most " if event.settings.get("auto") else "")  # adaptive: cells stop once settled
+                + f"{event.total_trials} trials; lanes {', '.join(event.lanes)}; "
                 f"conditions {', '.join(event.conditions)}; providers {', '.join(event.providers)}"
                 + (" (resumed)" if event.resumed else "")
             )

@@ -128,6 +128,7 @@ def test_the_public_surface_is_exactly_the_documented_names() -> None:
         "replace_default_conditions",
         "secret",
         "skill",
+        "trials",
         "workspace_preset",
     )
     for name in skillgym.authoring.__all__:

@@ -239,3 +239,53 @@ def test_a_secret_too_short_to_scrub_or_not_a_string_is_refused_without_showing_
     message = str(info.value)
     assert message.startswith(f"{at('call')}: ") and expected in message
     assert "short'" not in message
+
+
+def test_trials_default_and_case_override() -> None:
+    from skillgym.authoring import prompt_case, trials
+    from skillgym.model import TrialPolicy
+
+    with use_registry(Registry()) as reg:
+        skill("s", "skills/s")
+        trials("auto", max_trials=12)
+        with prompt_case("a") as c:
+            c.category("x")
+            c.prompt("p")
+            c.expect_skill(None)
+            c.trials(4)
+        suite = reg.build("evals")
+    assert suite.trials == TrialPolicy(auto=True, min_trials=3, max_trials=12)
+    assert suite.cases[0].trials == TrialPolicy(count=4)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        ("c.trials('auto', max_trials=2, min_trials=5)", "min_trials=5 above max_trials=2"),
+        ("c.trials(3, max_trials=5)", "max_trials= and min_trials= only with 'auto'"),
+        ("c.trials(0)", "c.trials() count must be a whole number of at least 1"),
+        ("c.trials('many')", "c.trials() count must be a whole number"),
+        ("c.trials(2); c.trials(3)", "c.trials() was already called"),
+    ],
+)
+def test_bad_trials_are_definition_errors(call: str, message: str) -> None:
+    from skillgym.authoring import prompt_case
+
+    def define() -> None:
+        with prompt_case("a") as c:
+            c.category("x")
+            c.prompt("p")
+            c.expect_skill(None)
+            exec(call, {"c": c})
+
+    with use_registry(Registry()), pytest.raises(DefinitionError, match=re.escape(message)):
+        define()
+
+
+def test_a_suite_sets_its_default_trials_once() -> None:
+    from skillgym.authoring import trials
+
+    with use_registry(Registry()):
+        trials(2)
+        with pytest.raises(DefinitionError, match="already called"):
+            trials(3)

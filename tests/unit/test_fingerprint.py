@@ -22,6 +22,7 @@ from skillgym.model import (
     Pattern,
     PromptCase,
     TokenBudget,
+    TrialPolicy,
     Verifier,
     WorkflowCheck,
 )
@@ -221,3 +222,10 @@ def test_a_case_sandbox_is_hashed_only_when_the_case_declares_one() -> None:
     offline = msgspec.structs.replace(plain, sandbox=CaseSandbox(network="none"))
     assert len({fingerprint(plain), fingerprint(online), fingerprint(offline)}) == 3
     assert canonical_bytes(online) == _reference_bytes(online)
+
+
+def test_a_case_trial_policy_never_changes_its_fingerprint() -> None:
+    plain = ExecutionCase(id="x", category="c", task="t", budget=Budget(timeout_s=1))
+    adaptive = msgspec.structs.replace(plain, trials=TrialPolicy(auto=True, max_trials=30))
+    assert b"trials" not in canonical_bytes(adaptive)  # how often a case runs is not what it asks
+    assert fingerprint(adaptive) == fingerprint(plain)

@@ -16,6 +16,8 @@ EXPECTED = {
     "execution_case",
     "dogfood_case",
     "skill",
+    "trials",
+    "TrialPolicy",
     "condition",
     "workspace_preset",
     "anti_pattern",

@@ -1,0 +1,195 @@
+# ruff: noqa: E501, B023
+"""Adaptive trials (--trials auto) by seeded simulation: error rates, coverage, and runs saved.
+
+Usage: python benchmarks/sequential.py [--reps N] [--max-trials N]
+
+For a grid of true pass rates and lifts, simulates one case's adaptive question exactly as the scheduler
+settles it (skillgym.sequential.decide, min 3 trials, the given cap) and prints markdown tables (the ones in
+BENCHMARKS.md): the share of verdicts that call a difference that is not there (or the wrong way), with
+its own Wilson interval; the share of final confidence sequences that hold the true value; the power; the
+mean trials per condition; and the trials per condition a fixed design needs for the same power, judged
+the way a fixed per-case comparison is (Fisher's exact test at 5% for a lift, Wilson's interval excluding
+the threshold for a pass rate), computed exactly by enumeration. Nothing here asserts; the seeded tests in
+tests/unit/test_sequential.py do, on a few settings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import math
+import random
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from skillgym.multiplicity import fisher_exact_p
+from skillgym.sequential import decide, rejects
+from skillgym.stats import wilson_interval
+
+SEED = 20_261_202
+LEAST = 3
+
+
+def _ci(hits: int, n: int) -> str:
+    iv = wilson_interval(hits, n)
+    assert iv is not None
+    return f"{hits / n:.1%} [{iv.low:.1%}, {iv.high:.1%}]"
+
+
+def _pmf(n: int, p: float) -> list[float]:
+    return [math.comb(n, k) * p**k * (1 - p) ** (n - k) for k in range(n + 1)]
+
+
+@functools.cache
+def _fisher_rejects(n: int) -> tuple[tuple[bool, ...], ...]:
+    return tuple(
+        tuple(a > b and fisher_exact_p(a, n, b, n) < 0.05 for b in range(n + 1)) for a in range(n + 1)
+    )
+
+
+def fixed_lift_power(n: int, control: float, lift: float) -> float:
+    """Exact power of a fixed design of n trials a side, Fisher's exact test at 5%, improved side."""
+    table = _fisher_rejects(n)
+    pt, pc = _pmf(n, control + lift), _pmf(n, control)
+    return sum(pt[a] * pc[b] for a in range(n + 1) for b in range(n + 1) if table[a][b])
+
+
+def fixed_rate_power(n: int, p: float, threshold: float) -> float:
+    """Exact power of a fixed design of n trials, Wilson's interval excluding the threshold (right side)."""
+    total = 0.0
+    for k, mass in enumerate(_pmf(n, p)):
+        iv = wilson_interval(k, n)
+        assert iv is not None
+        if (p > threshold and iv.low > threshold) or (p < threshold and iv.high < threshold):
+            total += mass
+    return total
+
+
+def fixed_n(power: float, curve: object, limit: int = 200) -> int | None:
+    for n in range(1, limit + 1):
+        if curve(n) >= power:  # type: ignore[operator]
+            return n
+    return None
+
+
+def simulate(
+    rng: random.Random, draw: object, boundary: float, most: int, paired: bool
+) -> tuple[str, int, list[float]]:
+    xs: list[float] = []
+    while True:
+        xs.append(draw())  # type: ignore[operator]
+        got = decide(xs, boundary, most=most, least=LEAST, paired=paired, with_interval=False)
+        if got.settled:
+            return got.status, len(xs), xs
+
+
+def lift_table(reps: int, most: int) -> list[str]:
+    rows = [
+        "| control | lift | wrong verdicts (95% CI) | coverage (95% CI) | power | mean trials / condition "
+        "| fixed n, same power | runs saved |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    saved: list[float] = []
+    powered: list[float] = []  # rows where the adaptive design has the power a design is sized for
+    for control in (0.2, 0.5, 0.8):
+        for lift in (0.0, 0.2, 0.4, 0.6, 0.8):
+            if control + lift > 1.0:
+                continue
+            rng = random.Random(SEED)
+            wrong = covered = improved = used = 0
+            for _ in range(reps):
+                status, n, xs = simulate(
+                    rng,
+                    lambda: float(rng.random() < control + lift) - float(rng.random() < control),
+                    0.0,
+                    most,
+                    True,
+                )
+                used += n
+                improved += status == "improved"
+                wrong += status == "regressed" or (lift == 0.0 and status == "improved")
+                covered += not rejects([(x + 1) / 2 for x in xs], (lift + 1) / 2, horizon=most)
+            power, mean = improved / reps, used / reps
+            n_fixed = (
+                fixed_n(power, lambda n: fixed_lift_power(n, control, lift))
+                if lift > 0 and power > 0.05
+                else None
+            )
+            ratio = "-" if n_fixed is None else f"{1 - mean / n_fixed:+.0%}"
+            if n_fixed is not None:
+                saved.append(1 - mean / n_fixed)
+                if power >= 0.8:
+                    powered.append(1 - mean / n_fixed)
+            rows.append(
+                f"| {control:g} | {lift:g} | {_ci(wrong, reps)} | {_ci(covered, reps)} | {power:.2f} | {mean:.1f} "
+                f"| {n_fixed or '-'} | {ratio} |"
+            )
+    rows += [
+        "",
+        f"Mean runs saved over the rows with a fixed design to compare: {sum(saved) / len(saved):+.0%}.",
+    ]
+    if powered:
+        rows.append(
+            f"Over the rows where the adaptive design has power >= 0.8: {sum(powered) / len(powered):+.0%}."
+        )
+    return rows
+
+
+def rate_table(reps: int, most: int) -> list[str]:
+    rows = [
+        "| pass rate | wrong verdicts (95% CI) | coverage (95% CI) | power | mean trials | fixed n, same power "
+        "| runs saved |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    saved: list[float] = []
+    powered: list[float] = []
+    for p in (0.0, 0.1, 0.3, 0.5, 0.7, 0.9, 1.0):
+        rng = random.Random(SEED)
+        wrong = covered = right = used = 0
+        for _ in range(reps):
+            status, n, xs = simulate(rng, lambda: float(rng.random() < p), 0.5, most, False)
+            used += n
+            right += (status == "above" and p > 0.5) or (status == "below" and p < 0.5)
+            wrong += (status == "above" and p <= 0.5) or (status == "below" and p >= 0.5)
+            covered += not rejects(xs, p, horizon=most)
+        power, mean = right / reps, used / reps
+        n_fixed = fixed_n(power, lambda n: fixed_rate_power(n, p, 0.5)) if p != 0.5 and power > 0.05 else None
+        ratio = "-" if n_fixed is None else f"{1 - mean / n_fixed:+.0%}"
+        if n_fixed is not None:
+            saved.append(1 - mean / n_fixed)
+            if power >= 0.8:
+                powered.append(1 - mean / n_fixed)
+        rows.append(
+            f"| {p:g} | {_ci(wrong, reps)} | {_ci(covered, reps)} | {power:.2f} | {mean:.1f} | {n_fixed or '-'} "
+            f"| {ratio} |"
+        )
+    rows += [
+        "",
+        f"Mean runs saved over the rows with a fixed design to compare: {sum(saved) / len(saved):+.0%}.",
+    ]
+    if powered:
+        rows.append(
+            f"Over the rows where the adaptive design has power >= 0.8: {sum(powered) / len(powered):+.0%}."
+        )
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=2000)
+    parser.add_argument("--max-trials", type=int, default=20)
+    args = parser.parse_args()
+    print(
+        f"### Paired lift per case (max {args.max_trials} trials per condition, {args.reps} runs per row)\n"
+    )
+    print("\n".join(lift_table(args.reps, args.max_trials)))
+    print(
+        f"\n### Pass rate against the threshold 0.5 (max {args.max_trials} trials, {args.reps} runs per row)\n"
+    )
+    print("\n".join(rate_table(args.reps, args.max_trials)))
+
+
+if __name__ == "__main__":
+    main()
