@@ -55,6 +55,8 @@ EXPECTED = {
     "SkillInstall",
     "WorkflowCheck",
     "WorkspacePreset",
+    "JudgedCheck",
+    "Rubric",
     "CheckOutcome",
     "VerifierContext",
     "replace_default_conditions",
