@@ -13,6 +13,8 @@ import msgspec
 from rich.console import Console
 
 from . import __version__
+from .commands import export as export_command
+from .commands import import_evals as import_command
 from .console import columns, make_console
 from .errors import ExitCode, SkillgymError, UsageError
 from .fingerprint import short
@@ -171,6 +173,8 @@ def _parser() -> argparse.ArgumentParser:
     report = sub.add_parser("report", help="rebuild report.json and report.md from a run's events.jsonl")
     report.add_argument("run_dir", type=Path, metavar="RUN_DIR")
     add_snapshots_parser(sub)
+    import_command.add_parser(sub)
+    export_command.add_parser(sub)
     return parser
 
 
@@ -185,6 +189,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _list(args, out)
         if args.command == "report":
             return _report(args, out, err)
+        if args.command == "import":
+            return import_command.main(args, out, err)
+        if args.command == "export":
+            return export_command.main(args, out, err)
         if args.command == "snapshots":
             return snapshots_command(args, out, err, run_suite=main)
         return _run(args, out)

@@ -56,9 +56,7 @@ def find_skill_dir(evals_file: Path) -> Path | None:
     return None
 
 
-def import_evals(
-    path: Path, suite: Path, *, force: bool = False, skill_dir: Path | None = None
-) -> Imported:
+def import_evals(path: Path, suite: Path, *, force: bool = False, skill_dir: Path | None = None) -> Imported:
     """Write ``path``'s evals into ``suite`` as cases; raises a ``SkillgymError`` before writing anything."""
     parsed = read_eval_file(path)
     if skill_dir is not None and not (skill_dir / "SKILL.md").is_file():
@@ -97,7 +95,9 @@ def import_evals(
         for n, item in enumerate(parsed.evals):
             case_id = eval_case_id(name, item.id)
             for m, rel in enumerate(item.files):
-                copies[f"{template_dir(case_id)}/{rel}"] = _eval_file(found, rel, path, f"$.evals[{n}].files[{m}]")
+                copies[f"{template_dir(case_id)}/{rel}"] = _eval_file(
+                    found, rel, path, f"$.evals[{n}].files[{m}]"
+                )
                 with_files.add(case_id)
             files[f"stubs/{case_id}.jsonl"] = _execution_stub(item.id, source=path.name)
         files[case_file] = eval_set_source(parsed, source_name=path.name, with_files=frozenset(with_files))

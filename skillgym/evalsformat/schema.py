@@ -32,7 +32,7 @@ _STRING_ID: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
 class EvalsFormatError(UsageError):
-    """An Agent Skills eval file that cannot be read: the message names the file, the JSON path and the fix."""
+    """An Agent Skills eval file that cannot be read: the message names the file, JSON path and fix."""
 
 
 class AgentEval(Data, frozen=True, kw_only=True):
@@ -110,7 +110,8 @@ def parse_eval_file(text: str, path: Path) -> EvalSet | TriggerSet:
         "$",
         f"expected an object (an eval set: skill_name and evals) or a list (a trigger set of "
         f"{{query, should_trigger}}), found {_kind(doc)}",
-        'start the file with {"skill_name": "...", "evals": [...]} or [{"query": "...", "should_trigger": true}]',
+        'start the file with {"skill_name": "...", "evals": [...]} '
+        'or [{"query": "...", "should_trigger": true}]',
     )
 
 
@@ -154,7 +155,7 @@ class _Reader:
         return EvalsFormatError(f"{self.path}: {where}: {problem}; {fix}")
 
     def _ignored(self, obj: Mapping[str, object], known: Sequence[str], where: str) -> tuple[str, ...]:
-        """The keys of ``obj`` that are not in ``known``; one that looks like a misspelt known key is an error."""
+        """The keys of ``obj`` not in ``known``; one that looks like a misspelt known key is an error."""
         unknown = [k for k in obj if k not in known]
         for key in unknown:
             close = difflib.get_close_matches(key, [k for k in known if k not in obj], n=1, cutoff=0.8)
@@ -174,7 +175,9 @@ class _Reader:
         value = obj[key]
         if not isinstance(value, str):
             raise self.error(
-                f"{where}.{key}", f"expected a string, found {_kind(value)}", f'write "{key}" as a JSON string'
+                f"{where}.{key}",
+                f"expected a string, found {_kind(value)}",
+                f'write "{key}" as a JSON string',
             )
         if required and not value.strip():
             raise self.error(f"{where}.{key}", "is empty", f'give "{key}" some text')
@@ -192,7 +195,9 @@ class _Reader:
         for n, item in enumerate(value):
             at = f"{where}.{key}[{n}]"
             if not isinstance(item, str):
-                raise self.error(at, f"expected a string, found {_kind(item)}", f"write each {what} as a string")
+                raise self.error(
+                    at, f"expected a string, found {_kind(item)}", f"write each {what} as a string"
+                )
             if not item.strip():
                 raise self.error(at, f"empty {what}", f"write the {what} or remove the empty string")
             texts.append(item)
@@ -212,7 +217,9 @@ class _Reader:
                 "use the name in the skill's SKILL.md frontmatter",
             )
         if "evals" not in doc:
-            raise self.error("$", "missing the required key 'evals'", 'add "evals": [{"id": 1, "prompt": "..."}]')
+            raise self.error(
+                "$", "missing the required key 'evals'", 'add "evals": [{"id": 1, "prompt": "..."}]'
+            )
         evals = doc["evals"]
         if not isinstance(evals, list):
             raise self.error(
@@ -240,11 +247,15 @@ class _Reader:
             )
         ignored = self._ignored(item, EVAL_KEYS, where)
         if "id" not in item:
-            raise self.error(where, "missing the required key 'id'", 'add "id": N, a number unique in the file')
+            raise self.error(
+                where, "missing the required key 'id'", 'add "id": N, a number unique in the file'
+            )
         ident = item["id"]
         if isinstance(ident, bool) or not isinstance(ident, int | str):
             raise self.error(
-                f"{where}.id", f"expected a whole number, found {_kind(ident)}", 'write "id": 1 (unique in the file)'
+                f"{where}.id",
+                f"expected a whole number, found {_kind(ident)}",
+                'write "id": 1 (unique in the file)',
             )
         if isinstance(ident, int) and ident < 0:
             raise self.error(f"{where}.id", f"{ident} is negative", "use 0 or a positive number")

@@ -8,6 +8,7 @@ per piece, so a reviewer can edit a prompt in place.
 from __future__ import annotations
 
 import json
+import textwrap
 from collections.abc import Iterator
 from typing import Final
 
@@ -26,7 +27,8 @@ EVAL_CATEGORY: Final = "agent-skills-eval"
 TRIGGER_CATEGORY: Final = "trigger"
 NO_TRIGGER_CATEGORY: Final = "should-not-trigger"
 
-_WIDTH: Final = 80
+_WIDTH: Final = 72  # characters of text per piece of a long string
+_LINE: Final = 88  # the longest line written (ruff's and black's default)
 
 
 def eval_case_id(skill_name: str, eval_id: int | str) -> str:
@@ -47,7 +49,7 @@ def template_dir(case_id: str) -> str:
 def literal(text: str, indent: int) -> str:
     """``text`` as a Python expression placed at column ``indent`` (an argument on its own line)."""
     one = _quoted(text)
-    if "\n" not in text.rstrip("\n") and len(one) + indent <= _WIDTH + 20:
+    if "\n" not in text.rstrip("\n") and len(one) + indent <= _LINE:
         return one
     pieces: list[str] = []
     for line in text.splitlines(keepends=True):
@@ -78,7 +80,7 @@ def _call(name: str, text: str, indent: int) -> str:
     """``name(text)`` at ``indent``, the text on its own lines when it is long."""
     pad = " " * indent
     value = literal(text, indent + 4)
-    if "\n" not in value and len(pad) + len(name) + len(value) + 2 <= _WIDTH + 20:
+    if "\n" not in value and len(pad) + len(name) + len(value) + 2 <= _LINE:
         return f"{pad}{name}({value})\n"
     return f"{pad}{name}(\n{pad}    {value}\n{pad})\n"
 
@@ -86,16 +88,20 @@ def _call(name: str, text: str, indent: int) -> str:
 def eval_set_source(evals: EvalSet, *, source_name: str, with_files: frozenset[str]) -> str:
     """The case file for ``evals``; ``with_files`` holds the case ids whose eval brought files."""
     name = evals.skill_name
-    head = f'''"""Agent Skills evals of the {name} skill, imported from {source_name} by `skillgym import evals`.
-
-Edit it like any case file. Each eval is an execution case: its prompt is the task, each expectation a
-judged check, its expected_output the case's description (for reviewers; never shown to the agent), and
-its files are copied into the workspace from templates/<case id>/, at the paths the eval gives. The tags
-{EVAL_TAG!r} and "{EVAL_ID_TAG}N" give the eval its id back in `skillgym export skill-creator`.
-"""
-
-from skillgym import execution_case{", workspace_preset" if with_files else ""}
-'''
+    about = textwrap.fill(
+        "Written by `skillgym import evals`; edit it like any case file. Each eval is an execution "
+        "case: its prompt is the task, each expectation a judged check, its expected_output the "
+        "case's description (for reviewers; never shown to the agent), and its files are copied into "
+        "the workspace from templates/<case id>/, at the paths the eval gives. The tags "
+        f"{EVAL_TAG!r} and '{EVAL_ID_TAG}N' give the eval its id back in "
+        "`skillgym export skill-creator`.",
+        _LINE,
+    )
+    imports = "execution_case, workspace_preset" if with_files else "execution_case"
+    head = (
+        f'"""Agent Skills evals of the {name} skill, imported from {source_name}.\n\n{about}\n"""\n\n'
+        f"from skillgym import {imports}\n"
+    )
     blocks = [head]
     for n, item in enumerate(evals.evals):
         blocks.append(_eval_block(item, name, n, with_files=with_files))
@@ -125,7 +131,7 @@ def _eval_block(item: AgentEval, skill_name: str, position: int, *, with_files: 
         tags.append(ASSERTIONS_TAG)
     if not item.expectations:
         tags.append(GRADED_BY_EXPECTED_OUTPUT_TAG)
-    out.append(f"    c.tags({', '.join(json.dumps(t, ensure_ascii=False) for t in tags)})\n")
+    out.append(_tags(tags))
     out.append(f"    c.expect_skill({json.dumps(skill_name)})\n")
     if case_id in with_files:
         out.append(f"    c.workspace({json.dumps(case_id)})\n")
@@ -142,17 +148,27 @@ def _eval_block(item: AgentEval, skill_name: str, position: int, *, with_files: 
     return "".join(out)
 
 
+def _tags(tags: list[str]) -> str:
+    quoted = [json.dumps(t, ensure_ascii=False) for t in tags]
+    line = f"    c.tags({', '.join(quoted)})\n"
+    if len(line) <= _LINE + 1:
+        return line
+    return "    c.tags(\n" + "".join(f"        {q},\n" for q in quoted) + "    )\n"
+
+
 def trigger_set_source(triggers: TriggerSet, *, skill_name: str, source_name: str) -> str:
     """The case file for a trigger set: one prompt case per query."""
-    head = f'''"""Trigger evals of the {skill_name} skill, imported from {source_name} by `skillgym import evals`.
-
-Edit it like any case file. Each query is a prompt case: should_trigger true expects the agent to use the
-skill ({TRIGGER_CATEGORY!r}), false expects no skill ({NO_TRIGGER_CATEGORY!r}). Case ids number the queries
-in the file's order; the tag {TRIGGER_TAG!r} marks them for `skillgym export skill-creator`.
-"""
-
-from skillgym import prompt_case
-'''
+    about = textwrap.fill(
+        "Written by `skillgym import evals`; edit it like any case file. Each query is a prompt "
+        f"case: should_trigger true expects the agent to use the skill ({TRIGGER_CATEGORY!r}), false "
+        f"expects no skill ({NO_TRIGGER_CATEGORY!r}). Case ids number the queries in the file's "
+        f"order; the tag {TRIGGER_TAG!r} marks them for `skillgym export skill-creator`.",
+        _LINE,
+    )
+    head = (
+        f'"""Trigger evals of the {skill_name} skill, imported from {source_name}.\n\n{about}\n"""\n\n'
+        "from skillgym import prompt_case\n"
+    )
     blocks = [head]
     for n, query in enumerate(triggers.queries):
         blocks.append(_trigger_block(query, skill_name, n))

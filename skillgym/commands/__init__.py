@@ -1,0 +1,1 @@
+"""Commands of the ``skillgym`` CLI that live in modules of their own: each exposes add_parser and main."""
