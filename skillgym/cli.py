@@ -220,8 +220,8 @@ def _init(args: argparse.Namespace, out: Console) -> int:
         out.print(f"  wrote {suite / rel}", markup=False)
     if done.agent_skills_evals is not None:
         out.print(
-            f"note: {done.agent_skills_evals} holds evals in the Agent Skills format; skillgym cannot import "
-            "them yet, so they are not in this suite",
+            f"note: {done.agent_skills_evals} holds evals in the Agent Skills format; add them to this "
+            f"suite with: skillgym import evals {done.agent_skills_evals} --suite {suite}",
             markup=False,
         )
     out.print(f"next: edit the drafted cases ({suite / 'README.md'} says what to change), then", markup=False)

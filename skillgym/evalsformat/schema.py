@@ -158,7 +158,7 @@ class _Reader:
         """The keys of ``obj`` not in ``known``; one that looks like a misspelt known key is an error."""
         unknown = [k for k in obj if k not in known]
         for key in unknown:
-            close = difflib.get_close_matches(key, [k for k in known if k not in obj], n=1, cutoff=0.8)
+            close = difflib.get_close_matches(key, known, n=1, cutoff=0.8)
             if close:
                 raise self.error(
                     f"{where}.{key}",

@@ -1,0 +1,134 @@
+"""Acceptance: evals.json and a trigger set -> `import evals` -> `list` -> stub run -> `export skill-creator`.
+
+The export gives back every field the format defines: the eval set and the trigger set themselves, and
+per eval and configuration the grading, timing and benchmark files skill-creator's tools read, checked
+against a schema written from its documented format.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from tests.conftest import run_cli
+from tests.evalsformat import skill_creator_schema as schema
+from tests.evalsformat.skill import EVALS, TRIGGERS, make_skill
+
+# Token usage the stub reports per condition: the export must carry it as the trials' tokens.
+TOKENS = {"self-load": 300, "none": 100}
+
+
+def _stub_with_usage(suite: Path, case_id: str) -> None:
+    for condition, total in TOKENS.items():
+        lines = [
+            {"type": "message", "role": "assistant", "text": f"I worked on {case_id}."},
+            {"type": "usage", "input": total - 20, "output": 20, "total": total},
+            {"type": "result", "text": f"Done: {case_id} under {condition}."},
+        ]
+        path = suite / "stubs" / case_id / f"{condition}.jsonl"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+
+def _load(path: Path, kind: type[Any]) -> Any:
+    return msgspec.json.decode(path.read_bytes(), type=kind)
+
+
+def test_import_run_export_gives_every_field_back(tmp_path: Path) -> None:
+    make_skill(tmp_path)
+    done = run_cli("import", "evals", "csv-summary/evals/evals.json", "--suite", "suite", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (
+        "imported 3 evals of the skill 'csv-summary' from csv-summary/evals/evals.json into suite/"
+        in done.stdout
+    )
+    done = run_cli(
+        "import", "evals", "csv-summary/evals/trigger-evals.json", "--suite", "suite", cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    suite = tmp_path / "suite"
+    for eval_id in (1, 2, 7):
+        _stub_with_usage(suite, f"csv-summary-eval-{eval_id}")
+
+    listed = run_cli("list", "--suite", "suite", cwd=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    assert "6 case(s)" in listed.stdout
+
+    ran = run_cli(
+        "run", "--suite", "suite", "--provider", "stub", "--trials", "2", "--output", "runs",
+        "--condition", "none", "--condition", "self-load", "--condition", "stale",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert ran.returncode in (0, 1), ran.stderr
+    (run_dir,) = (tmp_path / "runs").iterdir()
+
+    exported = run_cli("export", "skill-creator", str(run_dir), "out", cwd=tmp_path)
+    assert exported.returncode == 0, exported.stderr
+    assert (
+        "exported 3 eval(s), 12 run(s) (self-load as with_skill, none as without_skill) to out/"
+        in exported.stdout
+    )
+    assert "left out condition 'stale' (12 trials)" in exported.stderr
+    out = tmp_path / "out"
+
+    # The eval set and the trigger set come back as they were imported.
+    assert json.loads((out / "evals.json").read_text()) == EVALS
+    assert json.loads((out / "trigger-evals.json").read_text()) == TRIGGERS
+
+    # skill-creator's workspace layout, each file with the documented fields.
+    evals = {e["id"]: e for e in EVALS["evals"]}
+    for eval_id, item in evals.items():
+        folder = out / f"eval-{eval_id}"
+        metadata = _load(folder / "eval_metadata.json", schema.EvalMetadata)
+        assert metadata.eval_id == eval_id and metadata.prompt == item["prompt"]
+        assert metadata.eval_name == item.get("eval_name", f"csv-summary-eval-{eval_id}")
+        texts = item.get("expectations", item.get("assertions")) or [item["expected_output"]]
+        assert metadata.assertions == texts
+        for config, condition in (("with_skill", "self-load"), ("without_skill", "none")):
+            for run in (1, 2):
+                run_dir_out = folder / config / f"run-{run}"
+                assert (run_dir_out / "outputs/final_answer.md").read_text() == (
+                    f"Done: csv-summary-eval-{eval_id} under {condition}."
+                )
+                grading = _load(run_dir_out / "grading.json", schema.Grading)
+                assert [e.text for e in grading.expectations] == texts
+                # No judge ran, so no expectation is shown as met, and the evidence says why.
+                assert not any(e.passed for e in grading.expectations)
+                assert all(
+                    e.evidence.startswith("not graded: the run had no judge") for e in grading.expectations
+                )
+                assert grading.summary == schema.GradingSummary(
+                    passed=0, failed=len(texts), total=len(texts), pass_rate=0.0
+                )
+                timing = _load(run_dir_out / "timing.json", schema.Timing)
+                assert timing.total_tokens == TOKENS[condition]
+                assert timing.duration_ms >= 0 and timing.total_duration_seconds >= 0
+
+    benchmark = _load(out / "benchmark.json", schema.Benchmark)
+    assert benchmark.metadata.skill_name == "csv-summary"
+    assert benchmark.metadata.evals_run == [1, 2, 7]
+    assert benchmark.metadata.runs_per_configuration == 2
+    assert [(r.eval_id, r.configuration, r.run_number) for r in benchmark.runs] == [
+        (eval_id, config, run)
+        for config in ("with_skill", "without_skill")
+        for eval_id in (1, 2, 7)
+        for run in (1, 2)
+    ]
+    assert {r.eval_name for r in benchmark.runs if r.eval_id == 2} == {"sales-by-region"}
+    summary = benchmark.run_summary
+    assert summary.with_skill.tokens == schema.Stat(mean=300, stddev=0, min=300, max=300)
+    assert summary.without_skill.tokens == schema.Stat(mean=100, stddev=0, min=100, max=100)
+    assert summary.delta.tokens == "+200" and summary.delta.pass_rate == "+0.00"
+    assert any("left out condition 'stale'" in note for note in benchmark.notes)
+
+    triggers = _load(out / "trigger-results.json", schema.TriggerResults)
+    assert triggers.skill_name == "csv-summary"
+    assert triggers.description.startswith("Summarise a CSV file into a short markdown report")
+    assert [(r.query, r.should_trigger) for r in triggers.results] == [
+        (t["query"], t["should_trigger"]) for t in TRIGGERS
+    ]
+    assert all(r.runs == 2 for r in triggers.results)
+    assert triggers.summary.total == 3
