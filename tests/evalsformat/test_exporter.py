@@ -152,7 +152,7 @@ def test_an_existing_export_is_replaced_only_with_force(native_run: Path, tmp_pa
     out.mkdir()
     (out / "mine.txt").write_text("keep")
     with pytest.raises(
-        UsageError, match="not overwriting .*out: it is not empty; choose another folder or pass --force"
+        UsageError, match=r"not overwriting .*out: it is not empty; choose another folder or pass --force"
     ):
         export_skill_creator(native_run, out)
     assert [p.name for p in out.iterdir()] == ["mine.txt"]
@@ -168,7 +168,7 @@ def test_a_moved_suite_is_found_with_the_suite_flag(native_run: Path, tmp_path: 
     hidden = tmp_path / "suite-elsewhere"
     shutil.move(suite, hidden)
     try:
-        with pytest.raises(UsageError, match="cannot be loaded.*pass --suite DIR"):
+        with pytest.raises(UsageError, match=r"cannot be loaded.*pass --suite DIR"):
             export_skill_creator(moved, tmp_path / "out")
         assert export_skill_creator(moved, tmp_path / "out", suite=hidden).evals == 3
     finally:
