@@ -131,4 +131,57 @@ def test_import_run_export_gives_every_field_back(tmp_path: Path) -> None:
         (t["query"], t["should_trigger"]) for t in TRIGGERS
     ]
     assert all(r.runs == 2 for r in triggers.results)
+    # The stub names the skill for the two should-trigger queries, and no skill for the third.
+    assert [(r.triggers, r.trigger_rate, r.pass_) for r in triggers.results] == [
+        (2, 1.0, True),
+        (2, 1.0, True),
+        (0, 0.0, True),
+    ]
     assert triggers.summary.total == 3
+
+
+def test_a_malformed_eval_file_exits_2_and_writes_nothing(tmp_path: Path) -> None:
+    skill = make_skill(tmp_path)
+    doc = json.loads((skill / "evals/evals.json").read_text())
+    doc["evals"][2]["expectations"] = ["fine", 3]
+    (skill / "evals/evals.json").write_text(json.dumps(doc))
+    done = run_cli("import", "evals", "csv-summary/evals/evals.json", "--suite", "suite", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        "skillgym: error: csv-summary/evals/evals.json: $.evals[2].expectations[1]: expected a string, "
+        "found the number 3; write each expectation as a string"
+    )
+    assert not (tmp_path / "suite").exists()
+
+
+def test_export_refuses_a_folder_in_use_and_an_unknown_condition(tmp_path: Path) -> None:
+    make_skill(tmp_path)
+    assert (
+        run_cli("import", "evals", "csv-summary/evals/evals.json", "--suite", "s", cwd=tmp_path).returncode
+        == 0
+    )
+    ran = run_cli(
+        "run", "--suite", "s", "--provider", "stub", "--output", "runs", "--lane", "execution", cwd=tmp_path
+    )
+    assert ran.returncode in (0, 1), ran.stderr
+    (run_dir,) = (tmp_path / "runs").iterdir()
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out/notes.md").write_text("mine")
+    done = run_cli("export", "skill-creator", str(run_dir), "out", cwd=tmp_path)
+    assert done.returncode == 2 and "not overwriting out: it is not empty" in done.stderr
+    assert (tmp_path / "out/notes.md").read_text() == "mine"
+    done = run_cli("export", "skill-creator", str(run_dir), "o2", "--with-skill", "self_load", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr  # none still maps: with_skill is empty, and the notes say so
+    assert "no trials under 'self_load': with_skill is empty" in done.stderr
+    done = run_cli(
+        "export",
+        "skill-creator",
+        str(run_dir),
+        "o3",
+        "--with-skill",
+        "a",
+        "--without-skill",
+        "b",
+        cwd=tmp_path,
+    )
+    assert done.returncode == 2 and "the run has no trials under 'a' or 'b'" in done.stderr
