@@ -202,7 +202,11 @@ def _imported_id(case: Case | None) -> int | str | None:
     value = tag_value(case, EVAL_ID_TAG)
     if value is None:
         return None
-    return int(value) if value.isdigit() else value
+    try:
+        found = json.loads(value)  # 3, or "three" in quotes: the id's own type
+    except json.JSONDecodeError:
+        return value  # edited by hand without quotes: still the eval's id, as text
+    return found if isinstance(found, int | str) and not isinstance(found, bool) else value
 
 
 def _evals(results: Sequence[TrialResult], cases: dict[tuple[str, str], Case]) -> list[_Eval]:

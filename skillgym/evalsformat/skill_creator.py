@@ -70,7 +70,17 @@ def _statement(outcome: CheckOutcome, case: Case | None) -> str:
             *getattr(case, "report_requirements", ()),
         )
         described = next((p.description for p in parts if getattr(p, "id", None) == outcome.id), "")
-    return described or f"{outcome.kind} check {outcome.id}"
+    if described:
+        return described
+    if outcome.kind == "skill" and case is not None:
+        skill = case.expected_skill
+        return "the agent uses no skill" if skill is None else f"the agent uses the {skill} skill"
+    noun = {
+        "workflow": "step",
+        "expected-pattern": "expected pattern",
+        "forbidden-pattern": "forbidden pattern",
+    }
+    return f"{noun.get(outcome.kind, outcome.kind)} {outcome.id!r} holds"
 
 
 def _error(result: TrialResult) -> str:

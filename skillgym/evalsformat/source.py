@@ -124,7 +124,10 @@ def _eval_block(item: AgentEval, skill_name: str, position: int, *, with_files: 
         out.append(f"; not imported (skillgym does not read them): {', '.join(item.ignored)}")
     out.append(f"\nwith execution_case({json.dumps(case_id)}) as c:\n")
     out.append(f"    c.category({json.dumps(EVAL_CATEGORY)})\n")
-    tags = [EVAL_TAG, f"{EVAL_ID_TAG}{item.id}"]
+    tags = [
+        EVAL_TAG,
+        f"{EVAL_ID_TAG}{json.dumps(item.id)}",
+    ]  # a string id keeps its quotes: "01" stays a string
     if item.eval_name:
         tags.append(f"{EVAL_NAME_TAG}{item.eval_name}")
     if item.expectations_key == "assertions":

@@ -6,11 +6,12 @@ import json
 import shutil
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from skillgym.errors import UsageError
 from skillgym.evalsformat import skill_creator as fmt
-from skillgym.evalsformat.exporter import export_skill_creator
+from skillgym.evalsformat.exporter import _evals, export_skill_creator
 from skillgym.model import Budget, ExecutionCase, FileExists, JudgedCheck
 from skillgym.results import CheckOutcome, Grade
 from skillgym.scaffold import init_suite
@@ -60,7 +61,7 @@ def test_judged_outcomes_come_first_with_the_judges_evidence() -> None:
         },
         {"text": "cites data", "passed": False, "evidence": ""},
         {"text": "report.md is written", "passed": True, "evidence": "report.md exists"},
-        {"text": "workflow check extra", "passed": False, "evidence": "no match"},
+        {"text": "step 'extra' holds", "passed": False, "evidence": "no match"},
     ]
     assert fmt.summary(rows) == {"passed": 2, "failed": 2, "total": 4, "pass_rate": 0.5}
 
@@ -121,8 +122,8 @@ def test_cases_that_were_not_imported_are_numbered_and_graded_by_their_checks(
     ]
     grading = json.loads((tmp_path / "out/eval-3/with_skill/run-1/grading.json").read_text())
     assert [(e["text"], e["passed"]) for e in grading["expectations"]] == [
-        ("verifier check file-exists-1", True),
-        ("verifier check file-contains-1", True),
+        ("verifier 'file-exists-1' holds", True),
+        ("verifier 'file-contains-1' holds", True),
     ]
     assert grading["summary"] == {"passed": 2, "failed": 0, "total": 2, "pass_rate": 1.0}
     assert not (
@@ -173,3 +174,13 @@ def test_a_moved_suite_is_found_with_the_suite_flag(native_run: Path, tmp_path: 
         assert export_skill_creator(moved, tmp_path / "out", suite=hidden).evals == 3
     finally:
         shutil.move(hidden, suite)
+
+
+@pytest.mark.parametrize(
+    ("tag", "eval_id"),
+    [("eval-id=3", 3), ('eval-id="01"', "01"), ('eval-id="hot"', "hot"), ("eval-id=hot", "hot")],
+)
+def test_an_imported_eval_gets_its_own_id_back_with_its_type(tag: str, eval_id: int | str) -> None:
+    case = msgspec.structs.replace(CASE, tags=("agent-skills-eval", tag))
+    (item,) = _evals([result_for(KEY)], {("execution", "e"): case})
+    assert item.eval_id == eval_id

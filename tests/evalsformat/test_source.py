@@ -51,6 +51,11 @@ def test_the_generated_files_are_valid_python_with_the_dsl_calls() -> None:
     ast.parse(text)
     assert 'with execution_case("csv-summary-eval-1") as c:' in text
     assert 'c.tags("agent-skills-eval", "eval-id=1", "evals-key=assertions")' in text
+    assert 'c.tags("agent-skills-eval", "eval-id=\\"01\\"", "graded-by=expected_output")' in eval_set_source(
+        EvalSet(skill_name="s", evals=(AgentEval(id="01", prompt="p", expected_output="o"),)),
+        source_name="evals.json",
+        with_files=frozenset(),
+    )
     assert '        a.judge("a")\n        a.judge("b")\n' in text
     assert 'c.workspace("csv-summary-eval-1")' in text and 'c.workspace("csv-summary-eval-2")' not in text
     assert "# $.evals[1]; not imported (skillgym does not read them): scorers" in text
