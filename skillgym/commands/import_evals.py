@@ -70,5 +70,8 @@ def main(args: argparse.Namespace, out: Console, err: Console) -> int:
         )
     out.print("next:", markup=False)
     out.print(f"  skillgym list --suite {suite}", markup=False)
-    out.print(f"  skillgym run --suite {suite} --provider stub    # the plumbing, offline", markup=False)
+    judge = " --judge stub" if done.kind == "evals" else ""  # judged checks need a judge; stub is offline
+    out.print(
+        f"  skillgym run --suite {suite} --provider stub{judge}    # the plumbing, offline", markup=False
+    )
     return ExitCode.OK

@@ -19,6 +19,20 @@ from tests.evalsformat.skill import EVALS, TRIGGERS, make_skill
 
 # Token usage the stub reports per condition: the export must carry it as the trials' tokens.
 TOKENS = {"self-load": 300, "none": 100}
+# What the stub agent answers per condition: with the skill, an answer that meets every expectation (for
+# the word-matching stub judge); without it, one that meets none.
+ANSWERS = {
+    "self-load": "report.md names July as the hottest month; the skill ran its script, not pandas; the south "
+    "region sold most; the file has no data in any column, so no inventing figures.",
+    "none": "I could not finish this.",
+}
+NOT_JUDGED = "not graded: the run had no judge"
+
+
+def _judge_flags() -> list[str]:
+    """``--judge stub`` where this skillgym grades judged checks (once the judge's run flags are merged)."""
+    shown = run_cli("run", "--help", cwd=Path.cwd())
+    return ["--judge", "stub"] if "--judge" in shown.stdout else []
 
 
 def _stub_with_usage(suite: Path, case_id: str) -> None:
@@ -26,7 +40,7 @@ def _stub_with_usage(suite: Path, case_id: str) -> None:
         lines = [
             {"type": "message", "role": "assistant", "text": f"I worked on {case_id}."},
             {"type": "usage", "input": total - 20, "output": 20, "total": total},
-            {"type": "result", "text": f"Done: {case_id} under {condition}."},
+            {"type": "result", "text": ANSWERS[condition]},
         ]
         path = suite / "stubs" / case_id / f"{condition}.jsonl"
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -57,9 +71,10 @@ def test_import_run_export_gives_every_field_back(tmp_path: Path) -> None:
     assert listed.returncode == 0, listed.stderr
     assert "6 case(s)" in listed.stdout
 
+    judge = _judge_flags()
     ran = run_cli(
         "run", "--suite", "suite", "--provider", "stub", "--trials", "2", "--output", "runs",
-        "--condition", "none", "--condition", "self-load", "--condition", "stale",
+        "--condition", "none", "--condition", "self-load", "--condition", "stale", *judge,
         cwd=tmp_path,
     )  # fmt: skip
     assert ran.returncode in (0, 1), ran.stderr
@@ -90,18 +105,19 @@ def test_import_run_export_gives_every_field_back(tmp_path: Path) -> None:
         for config, condition in (("with_skill", "self-load"), ("without_skill", "none")):
             for run in (1, 2):
                 run_dir_out = folder / config / f"run-{run}"
-                assert (run_dir_out / "outputs/final_answer.md").read_text() == (
-                    f"Done: csv-summary-eval-{eval_id} under {condition}."
-                )
+                assert (run_dir_out / "outputs/final_answer.md").read_text() == ANSWERS[condition]
                 grading = _load(run_dir_out / "grading.json", schema.Grading)
                 assert [e.text for e in grading.expectations] == texts
-                # No judge ran, so no expectation is shown as met, and the evidence says why.
-                assert not any(e.passed for e in grading.expectations)
-                assert all(
-                    e.evidence.startswith("not graded: the run had no judge") for e in grading.expectations
-                )
+                met = judge != [] and config == "with_skill"
+                assert [e.passed for e in grading.expectations] == [met] * len(texts)
+                if judge:  # the judge's quote from the answer is the evidence
+                    assert all(e.evidence for e in grading.expectations)
+                    assert all("hottest month" in e.evidence for e in grading.expectations if e.passed)
+                else:  # no judge ran, so no expectation is shown as met, and the evidence says why
+                    assert all(e.evidence.startswith(NOT_JUDGED) for e in grading.expectations)
+                n = len(texts) if met else 0
                 assert grading.summary == schema.GradingSummary(
-                    passed=0, failed=len(texts), total=len(texts), pass_rate=0.0
+                    passed=n, failed=len(texts) - n, total=len(texts), pass_rate=1.0 if met else 0.0
                 )
                 timing = _load(run_dir_out / "timing.json", schema.Timing)
                 assert timing.total_tokens == TOKENS[condition]
@@ -121,7 +137,8 @@ def test_import_run_export_gives_every_field_back(tmp_path: Path) -> None:
     summary = benchmark.run_summary
     assert summary.with_skill.tokens == schema.Stat(mean=300, stddev=0, min=300, max=300)
     assert summary.without_skill.tokens == schema.Stat(mean=100, stddev=0, min=100, max=100)
-    assert summary.delta.tokens == "+200" and summary.delta.pass_rate == "+0.00"
+    assert summary.delta.tokens == "+200"
+    assert summary.delta.pass_rate == ("+1.00" if judge else "+0.00")
     assert any("left out condition 'stale'" in note for note in benchmark.notes)
 
     triggers = _load(out / "trigger-results.json", schema.TriggerResults)
@@ -161,8 +178,9 @@ def test_export_refuses_a_folder_in_use_and_an_unknown_condition(tmp_path: Path)
         == 0
     )
     ran = run_cli(
-        "run", "--suite", "s", "--provider", "stub", "--output", "runs", "--lane", "execution", cwd=tmp_path
-    )
+        "run", "--suite", "s", "--provider", "stub", "--output", "runs", "--lane", "execution",
+        *_judge_flags(), cwd=tmp_path,
+    )  # fmt: skip
     assert ran.returncode in (0, 1), ran.stderr
     (run_dir,) = (tmp_path / "runs").iterdir()
     (tmp_path / "out").mkdir()
