@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from skillgym.errors import UsageError
 from skillgym.evalsformat import EvalsFormatError, import_evals
@@ -188,3 +191,34 @@ def test_a_taken_case_id_is_refused(tmp_path: Path) -> None:
     ):
         import_evals(skill / "evals/evals.json", suite)
     assert not (suite / "agent_skills/csv-summary-evals.py").exists()
+
+
+def test_a_folder_in_files_is_copied_whole(tmp_path: Path) -> None:
+    skill = make_skill(tmp_path)
+    evals = {
+        "skill_name": "csv-summary",
+        "evals": [{"id": 1, "prompt": "p", "expected_output": "o", "files": ["evals/files"]}],
+    }
+    (skill / "evals/evals.json").write_text(json.dumps(evals))
+    import_evals(skill / "evals/evals.json", tmp_path / "suite")
+    copied = tmp_path / "suite/templates/csv-summary-eval-1/evals/files"
+    assert sorted(p.name for p in copied.iterdir()) == ["sales.csv", "weather.csv"]
+
+
+texts = st.text(min_size=1, max_size=200).filter(lambda t: not t.isspace())
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(prompt=texts, expected=texts, expectations=st.lists(texts, max_size=3))
+def test_any_text_comes_back_exactly_from_the_generated_case_file(
+    tmp_path: Path, prompt: str, expected: str, expectations: list[str]
+) -> None:
+    root = Path(tempfile.mkdtemp(dir=tmp_path))
+    skill = make_skill(root)
+    item = {"id": 1, "prompt": prompt, "expected_output": expected, "expectations": expectations}
+    (skill / "evals/evals.json").write_text(json.dumps({"skill_name": "csv-summary", "evals": [item]}))
+    import_evals(skill / "evals/evals.json", root / "suite")
+    (case,) = load_suite(root / "suite").cases
+    assert isinstance(case, ExecutionCase)
+    assert (case.task, case.description) == (prompt, expected)
+    assert [j.expectation for j in case.judged] == (expectations or [expected])
