@@ -3,7 +3,8 @@
 Layout (aggregate_benchmark.py's "workspace layout"; generate_review.py finds each run by its outputs/)::
 
     OUT_DIR/eval-<id>/eval_metadata.json            eval_id, eval_name, prompt, assertions
-    OUT_DIR/eval-<id>/<configuration>/run-<n>/      grading.json, timing.json, transcript.md, outputs/
+    OUT_DIR/eval-<id>/<configuration>/run-<n>/      grading.json, timing.json, transcript.md, outputs/,
+                                                    and eval_metadata.json again (where the viewer looks)
     OUT_DIR/benchmark.json                          metadata, runs, run_summary, notes
     OUT_DIR/evals.json                              the imported evals, given back in their own format
     OUT_DIR/trigger-evals.json, trigger-results.json  the imported trigger queries and how they fared
@@ -258,7 +259,10 @@ def _write_evals(
             for result in sorted(
                 (r for r in item.results if r.id.condition == condition), key=lambda r: r.id.trial
             ):
-                _write_run(folder / config / f"run-{result.id.trial}", result, item.case, run_dir)
+                run_folder = folder / config / f"run-{result.id.trial}"
+                _write_run(run_folder, result, item.case, run_dir)
+                # The viewer looks for it beside outputs/ (or one level up), the aggregation in eval-<id>/.
+                _write_json(run_folder / "eval_metadata.json", metadata)
                 runs.append(
                     fmt.benchmark_run(
                         result,

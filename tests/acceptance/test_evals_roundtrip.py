@@ -105,7 +105,9 @@ def test_import_run_export_gives_every_field_back(tmp_path: Path) -> None:
         for config, condition in (("with_skill", "self-load"), ("without_skill", "none")):
             for run in (1, 2):
                 run_dir_out = folder / config / f"run-{run}"
+                # skill-creator's viewer finds a run by its outputs/ and reads eval_metadata.json beside it.
                 assert (run_dir_out / "outputs/final_answer.md").read_text() == ANSWERS[condition]
+                assert _load(run_dir_out / "eval_metadata.json", schema.EvalMetadata) == metadata
                 grading = _load(run_dir_out / "grading.json", schema.Grading)
                 assert [e.text for e in grading.expectations] == texts
                 met = judge != [] and config == "with_skill"
