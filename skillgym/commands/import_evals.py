@@ -27,7 +27,11 @@ def add_parser(sub: Any) -> None:
         "file", type=Path, metavar="EVALS_JSON", help="SKILL_DIR/evals/evals.json or a trigger set"
     )
     evals.add_argument(
-        "--suite", type=Path, default=Path("evals"), help="the suite the cases go in (default: evals)"
+        "--suite",
+        type=Path,
+        default=Path("evals"),
+        metavar="DIR",
+        help="the suite the cases go in (default: evals)",
     )
     evals.add_argument(
         "--skill",
