@@ -9,6 +9,7 @@ when it does not, the files this import created are removed again.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 from pathlib import Path
@@ -121,8 +122,13 @@ def import_evals(path: Path, suite: Path, *, force: bool = False, skill_dir: Pat
             "another --suite, or pass --force to overwrite"
         )
     created = [rel for rel in targets if rel not in present]
+    new_folders = sorted(
+        {p for rel in targets for p in Path(rel).parents if p.parts and not (suite / p).exists()},
+        key=lambda p: len(p.parts),
+        reverse=True,
+    )
     _write_all(suite, files, copies, skill_target)
-    _check_loads(suite, created)
+    _check_loads(suite, created, new_folders)
     return Imported(
         source=path,
         suite=suite,
@@ -235,7 +241,7 @@ def _write_all(
         copy_skill(skill[1], suite / skill[0])
 
 
-def _check_loads(suite: Path, created: list[str]) -> None:
+def _check_loads(suite: Path, created: list[str], new_folders: list[Path]) -> None:
     try:
         load_suite(suite)
     except SkillgymError as exc:
@@ -245,6 +251,9 @@ def _check_loads(suite: Path, created: list[str]) -> None:
                 shutil.rmtree(target, ignore_errors=True)
             else:
                 target.unlink(missing_ok=True)
+        for folder in new_folders:  # deepest first; a folder something else wrote into stays
+            with contextlib.suppress(OSError):
+                (suite / folder).rmdir()
         raise UsageError(
             f"the imported cases did not load, so the files this import created were removed again:\n{exc}"
         ) from exc

@@ -222,3 +222,18 @@ def test_any_text_comes_back_exactly_from_the_generated_case_file(
     assert isinstance(case, ExecutionCase)
     assert (case.task, case.description) == (prompt, expected)
     assert [j.expectation for j in case.judged] == (expectations or [expected])
+
+
+def test_cases_that_do_not_load_are_removed_again(tmp_path: Path) -> None:
+    skill = make_skill(tmp_path)
+    suite = tmp_path / "suite"
+    import_evals(skill / "evals/trigger-evals.json", suite)
+    # A preset of the suite's own takes the id the import gives eval 1's files: the suite no longer loads.
+    (suite / "mine.py").write_text(
+        'from skillgym import workspace_preset\nworkspace_preset("csv-summary-eval-1")\n'
+    )
+    before = _tree(suite)
+    with pytest.raises(UsageError, match="did not load, so the files this import created were removed again"):
+        import_evals(skill / "evals/evals.json", suite)
+    assert _tree(suite) == before
+    assert not (suite / "templates").exists()
