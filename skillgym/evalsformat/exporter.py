@@ -118,6 +118,12 @@ def export_skill_creator(
     cases: dict[tuple[str, str], Case] = {(c.lane, c.id): c for c in loaded.cases}
     notes.extend(_changed(chosen, cases))
     triggers = [r for r in chosen if _is_trigger(cases.get((r.id.lane, r.id.case_id)))]
+    baseline_triggers = sum(1 for r in triggers if r.id.condition != with_skill)
+    if baseline_triggers:
+        notes.append(
+            f"trigger queries count {with_skill} trials only, as skill-creator's run_eval.py runs them: "
+            f"{baseline_triggers} {without_skill} trials of them left out"
+        )
     evals = _evals([r for r in chosen if r not in triggers], cases)
     staging = _staging(out_dir)
     try:

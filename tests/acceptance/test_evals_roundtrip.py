@@ -87,6 +87,7 @@ def test_import_run_export_gives_every_field_back(tmp_path: Path) -> None:
         in exported.stdout
     )
     assert "left out condition 'stale' (12 trials)" in exported.stderr
+    assert "trigger queries count self-load trials only" in exported.stderr
     out = tmp_path / "out"
 
     # The eval set and the trigger set come back as they were imported.
