@@ -115,7 +115,9 @@ def parse_eval_file(text: str, path: Path) -> EvalSet | TriggerSet:
     )
 
 
-class _DuplicateKey(Exception):
+class _DuplicateKey(EvalsFormatError):
+    """A key given twice in one JSON object; re-raised with the file's name by ``parse_eval_file``."""
+
     def __init__(self, key: str) -> None:
         super().__init__(key)
         self.key = key
