@@ -41,10 +41,12 @@ from .model import ExecutionCase as ExecutionCase
 from .model import FileContains as FileContains
 from .model import FileExists as FileExists
 from .model import FixtureLogContains as FixtureLogContains
+from .model import JudgedCheck as JudgedCheck
 from .model import NoLiveSessions as NoLiveSessions
 from .model import Pattern as Pattern
 from .model import PromptCase as PromptCase
 from .model import ReportRequirement as ReportRequirement
+from .model import Rubric as Rubric
 from .model import SkillInstall as SkillInstall
 from .model import TrialPolicy as TrialPolicy
 from .model import WorkflowCheck as WorkflowCheck
@@ -74,6 +76,7 @@ __all__ = (
     "FileContains",
     "FileExists",
     "FixtureLogContains",
+    "JudgedCheck",
     "NoLiveSessions",
     "Pattern",
     "PromptBuilder",
@@ -82,6 +85,7 @@ __all__ = (
     "RecorderClosedError",
     "ReportBuilder",
     "ReportRequirement",
+    "Rubric",
     "SkillInstall",
     "SkillgymError",
     "StepBuilder",

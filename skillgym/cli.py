@@ -16,6 +16,8 @@ from . import __version__
 from .adaptive import PLAN_FLAGS as ADAPTIVE_FLAGS
 from .adaptive import aa_conditions, add_adaptive_flags, check_threshold, plan_settings, trial_policy, with_aa
 from .commands import compare
+from .commands import export as export_command
+from .commands import import_evals as import_command
 from .commands import plan as plan_command
 from .console import columns, make_console
 from .errors import ExitCode, SkillgymError, UsageError
@@ -177,6 +179,8 @@ def _parser() -> argparse.ArgumentParser:
     add_snapshots_parser(sub)
     compare.add_parser(sub)
     plan_command.add_parser(sub)
+    import_command.add_parser(sub)
+    export_command.add_parser(sub)
     return parser
 
 
@@ -193,6 +197,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _report(args, out, err)
         if args.command == "plan":
             return plan_command.main(args, out, make_console(stderr=True))
+        if args.command == "import":
+            return import_command.main(args, out, err)
+        if args.command == "export":
+            return export_command.main(args, out, err)
         if args.command == "snapshots":
             return snapshots_command(args, out, err, run_suite=main)
         if args.command == "compare":
@@ -222,8 +230,8 @@ def _init(args: argparse.Namespace, out: Console) -> int:
         out.print(f"  wrote {suite / rel}", markup=False)
     if done.agent_skills_evals is not None:
         out.print(
-            f"note: {done.agent_skills_evals} holds evals in the Agent Skills format; skillgym cannot import "
-            "them yet, so they are not in this suite",
+            f"note: {done.agent_skills_evals} holds evals in the Agent Skills format; add them to this "
+            f"suite with: skillgym import evals {done.agent_skills_evals} --suite {suite}",
             markup=False,
         )
     out.print(f"next: edit the drafted cases ({suite / 'README.md'} says what to change), then", markup=False)

@@ -31,9 +31,11 @@ EXCLUDED_FIELDS = frozenset(
         "trials",
     }
 )
-# Fields added after fingerprints were first stored: hashed only when set, so that every case that does not
-# use one keeps the fingerprint its snapshots and cassettes were stored under.
-HASHED_WHEN_SET = frozenset({"sandbox"})
+# Fields added after fingerprints were first stored: hashed only when set (not None, not empty), so that
+# every case that does not use one keeps the fingerprint its snapshots and cassettes were stored under.
+# ``rubric`` is always hashed in prompt cases, which held it (as text items) from the start.
+HASHED_WHEN_SET = frozenset({"sandbox", "judged", "rubric"})
+_ALWAYS_HASHED: dict[type[msgspec.Struct], frozenset[str]] = {PromptCase: frozenset({"rubric"})}
 SHORT_LENGTH = 12
 
 # Struct fields are sorted like dict keys, so the bytes are the sorted JSON of the case without the
@@ -82,26 +84,38 @@ def _view_type(annotation: Any) -> Any:
     return Any
 
 
-_CaseView: Any = Union[tuple(_view(c) for c in (PromptCase, ExecutionCase, DogfoodCase))]  # noqa: UP007
+_CASE_CLASSES = (PromptCase, ExecutionCase, DogfoodCase)
 _to_msgpack = msgspec.msgpack.Encoder()
-_to_view = msgspec.msgpack.Decoder(_CaseView)
-_CaseViewUnset: Any = Union[  # noqa: UP007
-    tuple(_view(c, EXCLUDED_FIELDS | HASHED_WHEN_SET) for c in (PromptCase, ExecutionCase, DogfoodCase))
-]
-_to_view_unset = msgspec.msgpack.Decoder(_CaseViewUnset)
+# One decoder per set of unset late fields: each case class's view leaves out those it may leave out.
+_decoders: dict[frozenset[str], msgspec.msgpack.Decoder[Any]] = {}
+
+
+def _decoder(unset: frozenset[str]) -> msgspec.msgpack.Decoder[Any]:
+    decoder = _decoders.get(unset)
+    if decoder is None:
+        views = []
+        for cls in _CASE_CLASSES:
+            skip = unset - _ALWAYS_HASHED.get(cls, frozenset())
+            views.append(_view(cls, EXCLUDED_FIELDS | skip) if skip else _view(cls))
+        decoder = _decoders[unset] = msgspec.msgpack.Decoder(Union[tuple(views)])  # noqa: UP007
+    return decoder
+
+
+def _unset(value: object) -> bool:
+    return value is None or (type(value) in (tuple, list) and not value)
 
 
 # Struct fields that hold the user's own mappings: their keys are data, never stripped.
 _USER_DATA = frozenset({"env", "config"})
 
 
-def _strip(data: dict[str, Any]) -> dict[str, Any]:
+def _strip(data: dict[str, Any], always: frozenset[str] = frozenset()) -> dict[str, Any]:
     # Slow path, for a case holding something other than what the model declares (a hand-built Struct
     # with a str where a Pattern belongs): works on msgspec.to_builtins output; every dict below a Struct
     # field is a Struct's except the user's own mappings.
     out: dict[str, Any] = {}
     for key, value in data.items():
-        if key in EXCLUDED_FIELDS or (key in HASHED_WHEN_SET and value is None):
+        if key in EXCLUDED_FIELDS or (key in HASHED_WHEN_SET and _unset(value) and key not in always):
             continue
         kind = type(value)
         if kind is dict and key not in _USER_DATA:
@@ -126,13 +140,12 @@ def canonical_bytes(case: Case, *, secrets: Iterable[str] = ()) -> bytes:
 
 
 def _canonical(case: Case) -> bytes:
+    unset = frozenset(f for f in HASHED_WHEN_SET if _unset(getattr(case, f, None)))
     try:
-        decoder = (
-            _to_view if any(getattr(case, f, None) is not None for f in HASHED_WHEN_SET) else _to_view_unset
-        )
-        view = decoder.decode(_to_msgpack.encode(case))
+        view = _decoder(unset).decode(_to_msgpack.encode(case))
     except (msgspec.MsgspecError, OverflowError):  # not shaped like the model, or an int beyond 64 bits
-        return _encoder.encode(_strip(msgspec.to_builtins(case)))
+        always = _ALWAYS_HASHED.get(type(case), frozenset())
+        return _encoder.encode(_strip(msgspec.to_builtins(case), always))
     return _encoder.encode(view)
 
 

@@ -199,6 +199,36 @@ class ReportRequirement(Data, frozen=True, kw_only=True):
     origin: str = ""
 
 
+class JudgedCheck(Data, frozen=True, kw_only=True):
+    """A plain-language expectation an LLM judge grades against the trial's material.
+
+    ``files`` are workspace files (relative paths) the judge reads besides the answer and the commands;
+    ``step`` names the workflow step a prompt-lane ``s.judge()`` belongs to.
+    """
+
+    id: str
+    expectation: str
+    required: bool = True
+    files: tuple[str, ...] = ()
+    step: str | None = None
+    origin: str = ""
+
+
+class Rubric(Data, frozen=True, kw_only=True):
+    """A graded score: the judge rates the trial's material against ``text`` from 0 to ``points``.
+
+    The rating joins the trial's score with ``weight``; with ``pass_at`` it is also a required check
+    that holds when the rating reaches ``pass_at``.
+    """
+
+    id: str
+    text: str
+    points: int = 4
+    pass_at: int | None = None
+    weight: float = 1.0
+    origin: str = ""
+
+
 class ProofBundle(Data, frozen=True, kw_only=True):
     """Which kinds of evidence a dogfood proof bundle must hold."""
 
@@ -224,6 +254,9 @@ class _Case(Data, frozen=True, kw_only=True, tag_field="lane"):
     trials: TrialPolicy | None = None  # c.trials(): None takes the suite's default (or the command line's)
     token_budget: TokenBudget = TokenBudget()
     tags: tuple[str, ...] = ()
+    # Checks and scores an LLM judge grades (``s.judge``, ``a.judge``, ``c.rubric``): see skillgym.judge.
+    judged: tuple[JudgedCheck, ...] = ()
+    rubric: tuple[Rubric, ...] = ()
     description: str = ""
     origin: str = ""
     # Where each call was made ("c.fixture()" -> "evals/x.py:7"; "c.conditions(stale)" for each id): a
@@ -246,7 +279,6 @@ class PromptCase(_Case, frozen=True, kw_only=True, tag="prompt"):
     grader_notes: str = ""
     expected_patterns: tuple[Pattern, ...] = ()
     forbidden_patterns: tuple[Pattern, ...] = ()
-    rubric: tuple[str, ...] = ()
 
 
 class ExecutionCase(_Case, frozen=True, kw_only=True, tag="execution"):

@@ -31,18 +31,32 @@ NOT_THE_AGENTS: Final[tuple[ErrorClass, ...]] = (
     "interrupted",
 )
 CheckKind: TypeAlias = Literal[
-    "skill", "expected-pattern", "forbidden-pattern", "workflow", "verifier", "artifact", "report", "bundle"
+    "skill",
+    "expected-pattern",
+    "forbidden-pattern",
+    "workflow",
+    "verifier",
+    "artifact",
+    "report",
+    "bundle",
+    "judge",
 ]
 
 
 class CheckOutcome(Data, frozen=True, kw_only=True):
-    """One graded requirement: whether it held, whether it gates the pass, and why."""
+    """One graded requirement: whether it held, whether it gates the pass, and why.
+
+    A judged check (``kind="judge"``) also carries the plain-language ``expectation`` it graded and the
+    ``evidence`` the judge quoted from the trial's material; its ``message`` is the judge's reason.
+    """
 
     id: str
     kind: CheckKind
     required: bool
     passed: bool
     message: str = ""
+    expectation: str = ""
+    evidence: str = ""
 
 
 class Finding(Data, frozen=True, kw_only=True):

@@ -18,6 +18,7 @@ from ..model import (
     FileExists,
     FixtureEvent,
     FixtureLogContains,
+    JudgedCheck,
     NoLiveSessions,
     Pattern,
     Verifier,
@@ -59,6 +60,7 @@ class AssertionsBuilder(Block):
         self._verifier_ids = verifier_ids  # the case's, shared by all its blocks: auto ids skip every one
         self._fixture = fixture
         self._verifiers: list[Verifier] = []
+        self._judged: list[JudgedCheck] = []
 
     def file_exists(
         self, path: str, *, id: str | None = None, description: str = "", required: bool = True
@@ -257,6 +259,39 @@ class AssertionsBuilder(Block):
             )
         )
 
+    def judge(
+        self,
+        expectation: str,
+        *,
+        files: Sequence[str] = (),
+        required: bool = True,
+        id: str | None = None,
+    ) -> Self:
+        """An LLM judge must find ``expectation`` (plain language) met by the trial's material.
+
+        The judge reads the task, the agent's final answer, the commands it ran with their output, and
+        ``files`` (workspace paths); it never learns the condition. Graded by the run's ``--judge``; a
+        judge that cannot decide makes the check a grader-error, never a pass.
+        """
+        at = self._use("judge")
+        text = check_text(expectation, what="a.judge() expectation", case_id=self._case_id, origin=at)
+        if isinstance(files, str):
+            raise DefinitionError(
+                f"a.judge(files=...) takes a list of paths, got the string {files!r}; "
+                f"write files=[{files!r}]",
+                case_id=self._case_id,
+                origin=at,
+            )
+        paths = tuple(
+            check_relative_path(f, what="a.judge() file", case_id=self._case_id, origin=at) for f in files
+        )
+        ident = self._ident("judge", id, at)
+        self._judged.append(
+            JudgedCheck(id=ident, expectation=text, required=bool(required), files=paths, origin=at)
+        )
+        self._verifier_ids.add(ident)
+        return self
+
     def raw(self, verifier: Verifier) -> Self:
         """Append a verifier Struct as given (its origin is filled in when empty)."""
         at = self._use("raw")
@@ -308,11 +343,15 @@ class AssertionsBuilder(Block):
         """What the block holds so far (nothing once discarded), without the empty-block check."""
         return () if self._discarded else tuple(self._verifiers)
 
+    def _judged_checks(self) -> tuple[JudgedCheck, ...]:
+        """The block's judged checks (none once discarded)."""
+        return () if self._discarded else tuple(self._judged)
+
     def _compile(self) -> tuple[Verifier, ...]:
         """The recorded verifiers (none when the block raised); an empty block is an error at its line."""
         if self._discarded:
             return ()
-        if not self._verifiers:
+        if not self._verifiers and not self._judged:
             raise DefinitionError(
                 "the assertions block records no verifier; add one such as a.file_exists('out.txt') "
                 "or remove the block",

@@ -13,7 +13,9 @@ from ..model import (
     Budget,
     Case,
     CaseSandbox,
+    JudgedCheck,
     Lane,
+    Rubric,
     Severity,
     TokenBudget,
     TrialPolicy,
@@ -30,7 +32,7 @@ from .checks import (
     check_text,
     to_patterns,
 )
-from .graph import check_unique, check_workflow
+from .graph import check_unique, check_workflow, free_step_id
 from .lanes import no_such_method, register_lane
 from .recorder import Recorder
 from .steps import StepBuilder
@@ -73,6 +75,7 @@ class CaseBuilder(Recorder):
         self._tags: list[str] = []
         self._description: str = ""
         self._anti_patterns: list[AntiPatternRule] = []
+        self._rubric: list[Rubric] = []
         self._workflow_parts: list[StepBuilder | WorkflowBuilder | WorkflowCheck] = []
         # Every step id recorded so far, in any part (duplicates are refused at compile, with both lines).
         self._step_ids: set[str] = set()
@@ -261,6 +264,46 @@ class CaseBuilder(Recorder):
             )
         )
 
+    def rubric(
+        self,
+        text: str,
+        *,
+        points: int = 4,
+        pass_at: int | None = None,
+        weight: float = 1.0,
+        id: str | None = None,
+    ) -> None:
+        """A graded score: the run's ``--judge`` rates the trial against ``text`` from 0 to ``points``.
+
+        The scale: 0 misses the rubric entirely, ``points`` meets all of it, each point between is an
+        equal step (the judge is told the same). The rating joins the trial's score with ``weight``
+        (the lane's own score weighs 1); with ``pass_at`` it is also a required check that holds when
+        the rating reaches ``pass_at``. Call it again for another rubric (ids ``rubric``, ``rubric-2``).
+        """
+        at = self._use("rubric")
+        body = check_text(text, what="c.rubric() text", case_id=self._case_id, origin=at)
+        top = check_int(points, what="c.rubric() points", case_id=self._case_id, origin=at)
+        if pass_at is not None:
+            bar = check_int(pass_at, what="c.rubric() pass_at", case_id=self._case_id, origin=at, minimum=0)
+            if bar > top:
+                raise DefinitionError(
+                    f"c.rubric() pass_at={bar} is above points={top}, so no rating could pass; "
+                    f"lower pass_at or raise points",
+                    case_id=self._case_id,
+                    origin=at,
+                )
+            pass_at = bar
+        share = check_number(
+            weight, what="c.rubric() weight", case_id=self._case_id, origin=at, inclusive=True
+        )
+        taken = {r.id for r in self._rubric}
+        ident = (
+            free_step_id("rubric", taken)
+            if id is None
+            else check_id(id, what="rubric id", case_id=self._case_id, origin=at)
+        )
+        self._rubric.append(Rubric(id=ident, text=body, points=top, pass_at=pass_at, weight=share, origin=at))
+
     # Workflow steps
 
     def step(
@@ -307,6 +350,10 @@ class CaseBuilder(Recorder):
         """Required calls not made, each as "what (call ...)"; lanes extend it."""
         return [] if "c.category()" in self._set_at else ['a category (call c.category("..."))']
 
+    def _assertion_judged(self) -> tuple[JudgedCheck, ...]:
+        """Judged checks recorded outside steps (the effects lanes' ``a.judge()``)."""
+        return ()
+
     def _build(self) -> Case:
         """The lane's Struct with its lane-specific fields; common fields are filled in by ``_compile``."""
         raise NotImplementedError
@@ -322,20 +369,34 @@ class CaseBuilder(Recorder):
                 origin=self._opened_at,
             )
         workflow: list[WorkflowCheck] = []
+        judged: list[JudgedCheck] = []
         for part in self._workflow_parts:
             workflow.extend(part._compile() if not isinstance(part, WorkflowCheck) else (part,))
+            if isinstance(part, StepBuilder):
+                judged.extend(part._judged_checks())
         check_workflow(workflow, case_id=self._case_id)
+        judged.extend(self._assertion_judged())
+        if judged or self._rubric:
+            check_unique(
+                [(j.id, j.origin) for j in judged] + [(r.id, r.origin) for r in self._rubric],
+                what="judged check",
+                case_id=self._case_id,
+            )
         if self._anti_patterns:
             check_unique(
                 [(r.id, r.origin) for r in self._anti_patterns],
                 what="anti-pattern rule",
                 case_id=self._case_id,
             )
-        return self._with_common(self._build(), tuple(workflow))
+        return self._with_common(self._build(), tuple(workflow), tuple(judged))
 
-    def _with_common(self, case: _CaseT, workflow: tuple[WorkflowCheck, ...]) -> _CaseT:
+    def _with_common(
+        self, case: _CaseT, workflow: tuple[WorkflowCheck, ...], judged: tuple[JudgedCheck, ...] = ()
+    ) -> _CaseT:
         return msgspec.structs.replace(
             case,
+            judged=judged,
+            rubric=tuple(self._rubric),
             expected_skill=self._expected_skill,
             conditions=tuple(self._conditions),
             workflow=workflow,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..errors import DefinitionError
-from ..model import ArtifactKind, ArtifactRequirement, Verifier
+from ..model import ArtifactKind, ArtifactRequirement, JudgedCheck, Verifier
 from .assertions import ARTIFACT_KINDS, AssertionsBuilder, raw_verifier
 from .base import CaseBuilder
 from .checks import check_choice, check_id, check_int, check_text, stamp
@@ -116,6 +116,15 @@ class EffectsBuilder(CaseBuilder):
         for part in self._verifier_parts:
             verifiers.extend(part._recorded() if isinstance(part, AssertionsBuilder) else (part,))
         return verifiers
+
+    def _assertion_judged(self) -> tuple[JudgedCheck, ...]:
+        """Judged checks recorded with ``a.judge()`` in the assertions blocks."""
+        return tuple(
+            j
+            for part in self._verifier_parts
+            if isinstance(part, AssertionsBuilder)
+            for j in part._judged_checks()
+        )
 
     def _compiled_verifiers(self) -> tuple[Verifier, ...]:
         verifiers: list[Verifier] = []

@@ -63,10 +63,11 @@ class ExecutionBuilder(EffectsBuilder):
 
     def _missing(self) -> list[str]:
         missing = super()._missing()
-        if not any(v.required for v in self._recorded_verifiers()):
+        required_judge = any(j.required for j in self._assertion_judged())
+        if not required_judge and not any(v.required for v in self._recorded_verifiers()):
             missing.append(
-                "a required verifier (execution cases pass on real effects only: add "
-                "`with c.assertions() as a:` with a check such as a.file_exists(...))"
+                "a required verifier (execution cases pass on checked effects only: add "
+                "`with c.assertions() as a:` with a check such as a.file_exists(...) or a.judge(...))"
             )
         return missing
 

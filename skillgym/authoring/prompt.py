@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from ..errors import DefinitionError
 from ..model import Budget, Lane, Pattern, PromptCase
 from .base import CaseBuilder
 from .checks import PatternLike, check_text, refuse_contradiction, to_patterns
@@ -23,7 +22,6 @@ class PromptBuilder(CaseBuilder):
         self._grader_notes: str = ""
         self._expected: list[tuple[Pattern, str]] = []
         self._forbidden: list[tuple[Pattern, str]] = []
-        self._rubric: list[str] = []
 
     def prompt(self, text: str) -> None:
         """The user's request, as the agent sees it."""
@@ -68,15 +66,6 @@ class PromptBuilder(CaseBuilder):
         refuse_contradiction(found, self._expected, subject="the case", case_id=self._case_id, origin=at)
         self._forbidden.extend([(p, at) for p in found])
 
-    def rubric(self, *items: str) -> None:
-        """Points a reviewer (or a judge) checks the answer against."""
-        at = self._use("rubric")
-        if not items:
-            raise DefinitionError("c.rubric() needs at least one item", case_id=self._case_id, origin=at)
-        self._rubric.extend(
-            check_text(i, what="rubric item", case_id=self._case_id, origin=at) for i in items
-        )
-
     def _missing(self) -> list[str]:
         missing = super()._missing()
         if "c.prompt()" not in self._set_at:
@@ -98,5 +87,4 @@ class PromptBuilder(CaseBuilder):
             grader_notes=self._grader_notes,
             expected_patterns=tuple([p for p, _ in self._expected]),
             forbidden_patterns=tuple([p for p, _ in self._forbidden]),
-            rubric=tuple(self._rubric),
         )

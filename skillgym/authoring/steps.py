@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import Self
 
+import msgspec
+
 from ..errors import DefinitionError
-from ..model import Pattern, WorkflowCheck
-from .checks import PatternLike, check_ids, check_number, refuse_contradiction, to_patterns
+from ..model import JudgedCheck, Pattern, WorkflowCheck
+from .checks import PatternLike, check_ids, check_number, check_text, refuse_contradiction, to_patterns
+from .graph import free_step_id
 from .recorder import Block
 
 
@@ -32,6 +35,7 @@ class StepBuilder(Block):
         self._depends_on = list(depends_on)
         self._required_patterns: list[tuple[Pattern, str]] = []
         self._forbidden_patterns: list[tuple[Pattern, str]] = []
+        self._judged: list[JudgedCheck] = []
         self._where = f"in step {step_id!r}"
 
     @property
@@ -66,6 +70,22 @@ class StepBuilder(Block):
         self._forbidden_patterns.extend([(p, at) for p in found])
         return self
 
+    def judge(self, expectation: str, *, required: bool = True) -> Self:
+        """An LLM judge must find ``expectation`` (plain language) met by the answer, with quoted evidence.
+
+        The check is graded by the run's ``--judge``; it is required unless ``required=False`` or the
+        step is optional, and a judge that cannot decide makes it a grader-error, never a pass.
+        """
+        at = self._use("judge")
+        text = check_text(
+            expectation, what=f"s.judge() expectation {self._where}", case_id=self._case_id, origin=at
+        )
+        ident = free_step_id(f"{self._id}-judge", {j.id for j in self._judged})
+        self._judged.append(
+            JudgedCheck(id=ident, expectation=text, required=bool(required), step=self._id, origin=at)
+        )
+        return self
+
     def after(self, *step_ids: str) -> Self:
         """This step counts only once the named steps hold (adds to ``depends_on``)."""
         at = self._use("after")
@@ -92,14 +112,24 @@ class StepBuilder(Block):
         )
         return self
 
+    def _judged_checks(self) -> tuple[JudgedCheck, ...]:
+        """The step's judged checks (none when its block raised); an optional step's never gate."""
+        if self._discarded:
+            return ()
+        if self._required:
+            return tuple(self._judged)
+        return tuple(msgspec.structs.replace(j, required=False) for j in self._judged)
+
     def _compile(self) -> tuple[WorkflowCheck, ...]:
-        """The compiled check (none when the step's block raised)."""
+        """The compiled check (none when the step's block raised, or when only a judge grades it)."""
         if self._discarded:
             return ()
         if not self._required_patterns and not self._forbidden_patterns:
+            if self._judged:
+                return ()
             raise DefinitionError(
-                f"step {self._id!r} checks nothing; add s.must_mention(...) or s.must_not_mention(...) "
-                "inside its block",
+                f"step {self._id!r} checks nothing; add s.must_mention(...), s.must_not_mention(...) or "
+                "s.judge(...) inside its block",
                 case_id=self._case_id,
                 origin=self._opened_at,
             )

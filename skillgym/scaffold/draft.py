@@ -83,6 +83,15 @@ def suite_files(info: SkillInfo, skill_path: str) -> dict[str, str]:
     return files
 
 
+def suite_base_files(info: SkillInfo, skill_path: str) -> dict[str, str]:
+    """The files that make a folder a suite for the skill, without any case: suite.py and the conditions."""
+    return {
+        rel: text
+        for rel, text in suite_files(info, skill_path).items()
+        if rel == "suite.py" or rel.startswith("conditions/")
+    }
+
+
 def _suite_py(name: str, skill_path: str) -> str:
     return textwrap.dedent(
         f'''\

@@ -37,9 +37,9 @@ def init_suite(skill_dir: Path, suite: Path, *, force: bool = False) -> Scaffold
     nothing is written.
     """
     info = read_skill(skill_dir)
-    inside = _inside(skill_dir, suite)
+    inside = skill_inside(skill_dir, suite)
     if inside is not None:
-        _check_not_imported(inside, suite)
+        check_skill_placement(inside, suite)
         skill_path, copied_from = inside, None
     else:
         skill_path, copied_from = f"skills/{info.name}", skill_dir
@@ -54,9 +54,9 @@ def init_suite(skill_dir: Path, suite: Path, *, force: bool = False) -> Scaffold
             "move them away, choose another --suite, or pass --force to overwrite"
         )
     for rel, text in files.items():
-        _write(suite / rel, text)
+        write_file(suite / rel, text)
     if copied_from is not None:
-        _copy_skill(copied_from, suite / skill_path)
+        copy_skill(copied_from, suite / skill_path)
     evals = skill_dir / AGENT_SKILLS_EVALS
     return Scaffold(
         suite=suite,
@@ -68,7 +68,7 @@ def init_suite(skill_dir: Path, suite: Path, *, force: bool = False) -> Scaffold
     )
 
 
-def _inside(skill_dir: Path, suite: Path) -> str | None:
+def skill_inside(skill_dir: Path, suite: Path) -> str | None:
     """``skill_dir`` relative to the suite root when it lies inside it, else None."""
     skill, root = skill_dir.resolve(), suite.resolve()
     if skill == root or not skill.is_relative_to(root):
@@ -76,7 +76,7 @@ def _inside(skill_dir: Path, suite: Path) -> str | None:
     return skill.relative_to(root).as_posix()
 
 
-def _check_not_imported(relative: str, suite: Path) -> None:
+def check_skill_placement(relative: str, suite: Path) -> None:
     # The loader imports every .py file of the suite outside its data folders: a skill's scripts must
     # sit where it does not look, or loading the suite would run them.
     parts = Path(relative).parts
@@ -88,7 +88,7 @@ def _check_not_imported(relative: str, suite: Path) -> None:
         )
 
 
-def _write(path: Path, text: str) -> None:
+def write_file(path: Path, text: str) -> None:
     """``text`` into ``path`` through a temporary file beside it, so no half-written file is left."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -101,7 +101,7 @@ def _write(path: Path, text: str) -> None:
         raise
 
 
-def _copy_skill(source: Path, target: Path) -> None:
+def copy_skill(source: Path, target: Path) -> None:
     if target.is_dir() and not target.is_symlink():
         shutil.rmtree(target)
     elif target.exists() or target.is_symlink():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from unittest.mock import ANY
 
 import msgspec
 import pytest
@@ -11,7 +12,7 @@ import pytest
 from skillgym.authoring import PromptBuilder, prompt_case
 from skillgym.errors import DefinitionError
 from skillgym.fingerprint import fingerprint
-from skillgym.model import AntiPatternRule, Budget, Pattern, PromptCase, TokenBudget, WorkflowCheck
+from skillgym.model import AntiPatternRule, Budget, Pattern, PromptCase, Rubric, TokenBudget, WorkflowCheck
 from skillgym.registry import Registry, use_registry
 
 from .support import at, shown
@@ -67,7 +68,7 @@ def test_prompt_fields_context_notes_patterns_and_rubric() -> None:
             c.must_mention("tmux", re.compile(r"capture-pane", re.M))
             c.must_mention(r"wait(-for)?")
             c.must_not_mention(r"\bsleep\b")
-            c.rubric("names the skill", "waits on output")
+            c.rubric("names the skill and waits on output", points=3, pass_at=2)
         (case,) = reg.cases
     assert isinstance(case, PromptCase)
     assert case.context == "the server is started with npm run dev"
@@ -78,7 +79,9 @@ def test_prompt_fields_context_notes_patterns_and_rubric() -> None:
         Pattern(regex="wait(-for)?", flags="i"),
     )
     assert case.forbidden_patterns == (Pattern(regex=r"\bsleep\b", flags="i"),)
-    assert case.rubric == ("names the skill", "waits on output")
+    assert case.rubric == (
+        Rubric(id="rubric", text="names the skill and waits on output", points=3, pass_at=2, origin=ANY),
+    )
 
 
 def test_expect_skill_none_is_a_should_not_trigger_case() -> None:
@@ -250,7 +253,9 @@ def test_raw_workflow_check_validates_its_patterns() -> None:
             "max_regression_percent must be a number at least 0",
         ),
         (lambda c: c.conditions(), "c.conditions() needs at least one condition id"),
-        (lambda c: c.rubric(), "c.rubric() needs at least one item"),
+        (lambda c: c.rubric(""), "c.rubric() text is empty"),
+        (lambda c: c.rubric("r", points=0), "c.rubric() points must be a whole number of at least 1, got 0"),
+        (lambda c: c.rubric("r", points=3, pass_at=4), "c.rubric() pass_at=4 is above points=3"),
         (lambda c: c.tags(""), "tag is empty"),
         (lambda c: c.must_mention(), "c.must_mention() needs at least one pattern"),
         (lambda c: c.anti_pattern("r"), "anti_pattern('r', ...) needs at least one pattern"),

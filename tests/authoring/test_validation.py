@@ -89,7 +89,7 @@ def test_execution_case_needs_category_task_and_a_required_verifier() -> None:
     assert error.origin == at("case")
     assert "missing a category" in message
     assert 'a task (call c.task("..."))' in message
-    assert "a required verifier (execution cases pass on real effects only" in message
+    assert "a required verifier (execution cases pass on checked effects only" in message
     assert "with c.assertions() as a:" in message
 
 
@@ -179,7 +179,10 @@ def test_a_step_that_checks_nothing() -> None:
 
     error = _fails(define)
     assert error.origin == at("step")
-    assert "step 'empty' checks nothing; add s.must_mention(...) or s.must_not_mention(...)" in str(error)
+    assert (
+        "step 'empty' checks nothing; add s.must_mention(...), s.must_not_mention(...) or s.judge(...)"
+        in str(error)
+    )
 
 
 # Dependencies

@@ -149,7 +149,7 @@ def _reference_bytes(case: object) -> bytes:
             return {
                 k: strip(v, user_data=k in {"env", "config"})
                 for k, v in data.items()
-                if k not in EXCLUDED_FIELDS and not (k in HASHED_WHEN_SET and v is None)
+                if k not in EXCLUDED_FIELDS and not (k in HASHED_WHEN_SET and v in (None, (), []))
             }
         if isinstance(data, (list, tuple)):
             return [strip(item) for item in data]

@@ -57,6 +57,8 @@ EXPECTED = {
     "SkillInstall",
     "WorkflowCheck",
     "WorkspacePreset",
+    "JudgedCheck",
+    "Rubric",
     "CheckOutcome",
     "VerifierContext",
     "replace_default_conditions",
