@@ -12,6 +12,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import anyio
 import anyio.lowlevel
@@ -43,6 +44,7 @@ from .providers.base import DEFAULT_CONCURRENCY, Detection, Provider, default_co
 from .redact import MIN_SECRET_LENGTH, scrub, scrub_struct, suite_secrets
 from .results import TrialResult
 from .sandboxes.base import DEFAULT_SANDBOX, Network, SandboxBackend, SandboxUnavailable, make_backend
+from .shard import ShardSpec, plan_fingerprint
 from .slots import AgentSlots
 from .trial import TrialSettings, needs_workspace, run_trial, workspace_plan
 from .workspaces import EnvironmentSetupError, background_removal, injected_text
@@ -72,6 +74,7 @@ class RunOptions(Data, frozen=True, kw_only=True):
     sandbox: str = DEFAULT_SANDBOX
     network: Network | None = None  # None: each provider's own (host for agents, none for stand-ins)
     sandbox_writable: tuple[str, ...] = ()  # absolute folders every trial may also write
+    shard: ShardSpec | None = None  # `run --shard I/N`: the plan given is this part of the whole
 
 
 class RunOutcome(Data, frozen=True, kw_only=True):
@@ -369,6 +372,7 @@ def provider_credentials(providers: dict[str, Provider]) -> tuple[str, ...]:
 def run_start(run: RunContext, *, resumed: bool) -> RunStart:
     """The run.start event (also written as run.json): what was asked for, with secrets scrubbed."""
     plan, suite, options = run.plan, run.suite, run.options
+    settings = run_settings(options)
     return RunStart(
         run_id=run.run_id,
         at=time.time(),
@@ -388,16 +392,25 @@ def run_start(run: RunContext, *, resumed: bool) -> RunStart:
         versions={"skillgym": __version__, "python": sys.version.split()[0]},
         resumed=resumed,
         baseline_report=options.baseline_report,
-        settings={
-            "keep_workspaces": options.keep_workspaces,
-            "record": options.record,
-            "replay_source": options.replay_source,
-            "agent_command": options.agent_command and scrub(options.agent_command, options.secrets),
-            "sandbox": options.sandbox,
-            "network": options.network,
-            "sandbox_writable": list(options.sandbox_writable),
-        },
+        settings=settings,
+        plan_fingerprint=options.shard.plan_fingerprint
+        if options.shard
+        else plan_fingerprint(plan, settings),
+        shard=options.shard,
     )
+
+
+def run_settings(options: RunOptions) -> dict[str, Any]:
+    """run.start's ``settings``: the provider and workspace options a resume must reuse."""
+    return {
+        "keep_workspaces": options.keep_workspaces,
+        "record": options.record,
+        "replay_source": options.replay_source,
+        "agent_command": options.agent_command and scrub(options.agent_command, options.secrets),
+        "sandbox": options.sandbox,
+        "network": options.network,
+        "sandbox_writable": list(options.sandbox_writable),
+    }
 
 
 def _write_run_json(run_dir: Path, start: RunStart) -> None:
@@ -528,10 +541,7 @@ async def finish(
     # The finishers (token snapshots) change the verdict only through their gate: --snapshot-enforce
     # fails a run on a regression, and a snapshot file that cannot be read or written is exit 2.
     part = await finish_parts(finishers, results, run_id=run.run_id, interrupted=interrupted)
-    passed = counts.passed == counts.total and part.gate == "pass"
-    exit_code: int = ExitCode.INTERRUPTED if interrupted else (ExitCode.OK if passed else ExitCode.FAILED)
-    if part.gate == "error":
-        exit_code = ExitCode.USAGE
+    exit_code = run_exit_code(counts, part.gate, interrupted=interrupted)
     if scheduled.output_error is not None:
         exit_code = OutputError.exit_code
     end = RunFinish(
@@ -546,6 +556,15 @@ async def finish(
         notes=part.notes,
     )
     return await bus.publish(end)
+
+
+def run_exit_code(counts: Counts, gate: str, *, interrupted: bool) -> int:
+    """A finished run's exit code: every trial passed and the finishers' gate passed, or why not."""
+    if gate == "error":
+        return ExitCode.USAGE
+    if interrupted:
+        return ExitCode.INTERRUPTED
+    return ExitCode.OK if counts.passed == counts.total and gate == "pass" else ExitCode.FAILED
 
 
 class _Stop:
