@@ -1,4 +1,4 @@
-"""Acceptance: `run --shard I/N` and `skillgym merge` give the unsharded run's folder, apart from ids and timing."""
+"""Acceptance: `run --shard I/N` then `skillgym merge` give the unsharded run, apart from ids and timing."""
 
 from __future__ import annotations
 
@@ -72,15 +72,12 @@ def assert_same_reports(merged: Path, whole: Path) -> None:
 
 
 def junit(run_dir: Path) -> list[tuple[str, dict[str, str], str]]:
+    """Every element of junit.xml below its root (whose name holds the run id), without times."""
     root = ET.parse(run_dir / "junit.xml").getroot()
     return [
-        (
-            node.tag,
-            {k: v for k, v in node.attrib.items() if k not in ("time", "name") or node.tag == "testcase"},
-            (node.text or "").strip(),
-        )
+        (node.tag, {k: v for k, v in node.attrib.items() if k != "time"}, (node.text or "").strip())
         for node in root.iter()
-        if node.tag != "testsuites"
+        if node is not root
     ]
 
 
@@ -116,7 +113,7 @@ def test_merged_shards_equal_the_unsharded_run_field_by_field(tmp_path: Path) ->
     out = tmp_path / "merged"
     merged = run_cli("merge", str(out), *map(str, reversed(shards)), cwd=REPO)
     assert merged.returncode == whole.returncode, merged.stderr
-    assert f"merged 3 shard(s) of plan" in merged.stdout
+    assert "merged 3 shard(s) of plan" in merged.stdout
     whole_dir = only_run(tmp_path / "whole")
 
     assert_same_events(out, whole_dir)
@@ -272,7 +269,10 @@ def test_merge_refuses_shards_of_another_plan_or_split(
 ) -> None:
     root, agent, (one, _) = two_shards
     out = tmp_path / "merged"
-    assert run_agent(root, agent, "--trials", "2", "--shard", "2/2", "--output", "other-plan").returncode in (0, 1)
+    assert run_agent(root, agent, "--trials", "2", "--shard", "2/2", "--output", "other-plan").returncode in (
+        0,
+        1,
+    )
     assert "ran different plans" in _refused(root.parent, out, one, only_run(root.parent / "other-plan"))
     assert run_agent(root, agent, "--shard", "2/3", "--output", "three").returncode in (0, 1)
     assert "split the plan 2 and 3 ways" in _refused(root.parent, out, one, only_run(root.parent / "three"))
