@@ -38,9 +38,9 @@ class _Event(Data, frozen=True, kw_only=True, tag_field="type"):
 class MergedShard(Data, frozen=True, kw_only=True):
     """One shard run a merged run was joined from."""
 
-    index: int
+    index: int  # shard I of N
     run_id: str
-    trials: int
+    trials: int  # the trials it ran
 
 
 class RunStart(_Event, frozen=True, kw_only=True, tag="run.start"):
@@ -56,7 +56,7 @@ class RunStart(_Event, frozen=True, kw_only=True, tag="run.start"):
     providers: tuple[str, ...]
     case_filter: tuple[str, ...] = ()
     model: str | None
-    trials: int
+    trials: int  # the trials it ran
     concurrency: int
     total_trials: int
     skill_hash: str

@@ -48,15 +48,17 @@ _SHARD = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
 
 
 class ShardSpec(Data, frozen=True, kw_only=True):
-    """Which part of which plan a run is: recorded in run.json and run.start by `run --shard I/N`."""
+    """Which part of which plan a run is: recorded in run.json and run.start by `run --shard I/N`.
 
-    index: int  # 1-based
-    count: int
-    by: ShardBy = "trial"
-    plan_fingerprint: str
+    ``label`` is ``I/N`` as typed.
+    """
+
+    index: int  # 1-based: shard I of N
+    count: int  # N, the number of shards the plan is split into
+    by: ShardBy = "trial"  # what stays together: a trial, or a case with all its trials
+    plan_fingerprint: str  # of the whole, unsharded plan
     plan_trials: int  # trials in the whole, unsharded plan
-    # Expected cost per trial of each (lane/case/condition/provider) the snapshots gave one for.
-    costs: dict[str, float] = {}
+    costs: dict[str, float] = {}  # expected cost per trial by lane/case/condition/provider, from snapshots
 
     @property
     def label(self) -> str:

@@ -267,6 +267,7 @@ class Report(Data, frozen=True, kw_only=True):
     baseline_problem: str | None = None
     tokens: TokenReport | None = None  # absent when no trial reported usage
     snapshots: SnapshotCheck | None = None  # from run.finish, when the run checked token snapshots
+    shard: str | None = None  # "I/N" for a run of `run --shard I/N`: part of a plan, not all of it
 
 
 def _score(result: TrialResult) -> float:
@@ -657,4 +658,5 @@ def build_report(start: RunStart, results: Sequence[TrialResult], *, interrupted
         warned=tuple(Warned(key=r.id.key, warnings=r.warnings) for r in ordered if r.warnings),
         baseline_report=start.baseline_report,
         tokens=build_token_report(ordered),
+        shard=start.shard.label if start.shard is not None else None,
     )

@@ -259,6 +259,8 @@ def test_merge_refuses_a_missing_or_repeated_shard_naming_it(
     two_shards: tuple[Path, str, list[Path]], tmp_path: Path
 ) -> None:
     root, _, (one, two) = two_shards
+    assert json.loads((one / "report.json").read_text())["shard"] == "1/2"
+    assert "> **Shard 1/2:** this run holds its part of the plan only" in (one / "report.md").read_text()
     out = tmp_path / "merged"
     assert "shard(s) 2/2 missing" in _refused(root.parent, out, one)
     assert f"shard 1/2 is given twice: {one} and {one}" in _refused(root.parent, out, one, one, two)
