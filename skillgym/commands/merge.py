@@ -276,9 +276,9 @@ def _whole_plan(suite: Suite, shard: Shard) -> Plan:
     return plan
 
 
-def _results(plan: Plan, shards: Sequence[Shard], out: Path) -> dict[str, tuple[TrialResult, Shard]]:
-    """Every planned trial's result and its shard, from the shard the placement gave it to."""
-    results: dict[str, tuple[TrialResult, Shard]] = {}
+def _results(plan: Plan, shards: Sequence[Shard], out: Path) -> dict[str, tuple[TrialResult, Shard, bool]]:
+    """Every planned trial's result, its shard, and whether the result changed on its way to ``out``."""
+    results: dict[str, tuple[TrialResult, Shard, bool]] = {}
     for shard in sorted(shards, key=lambda s: s.spec.index):
         part = {i.id.key: i for i in select(plan, shard.spec).items}
         got = {r.id.key: r for r in shard.log.results}
@@ -296,7 +296,8 @@ def _results(plan: Plan, shards: Sequence[Shard], out: Path) -> dict[str, tuple[
                 "run it again from the commit its siblings ran"
             )
         for key in part:
-            results[key] = (_rehomed(got[key], shard.log.start.run_dir, out), shard)
+            moved = _rehomed(got[key], shard.log.start.run_dir, out)
+            results[key] = (moved, shard, moved is not got[key])
     return results
 
 
@@ -327,7 +328,7 @@ def _write(
     plan: Plan,
     suite: Suite,
     shards: Sequence[Shard],
-    results: dict[str, tuple[TrialResult, Shard]],
+    results: dict[str, tuple[TrialResult, Shard, bool]],
     reporters: Sequence[str],
     console: Console | None,
     argv: Sequence[str],
@@ -345,8 +346,11 @@ def _write(
             f"cannot create {tmp}: {exc.strerror or exc}; name an OUT in a writable folder"
         ) from exc
     try:
-        for key, (_, shard) in results.items():
+        for key, (result, shard, changed) in results.items():
             _carry(Path(shard.folder) / "trials" / key, tmp / "trials" / key)
+            if changed and (tmp / result.paths.result).parent.is_dir():
+                # A message in it named the shard's folder: its result.json says what the log says.
+                write_atomic(tmp / result.paths.result, msgspec.json.encode(result))
         run_id = new_run_id()
         start = _merged_start(plan, suite, shards, run_id=run_id, out=out, argv=argv)
         write_atomic(tmp / "run.json", msgspec.json.format(msgspec.json.encode(start)).decode() + "\n")
