@@ -70,6 +70,8 @@ class Shard(Data, frozen=True, kw_only=True):
 
 
 class Merged(Data, frozen=True, kw_only=True):
+    """What `merge` wrote: the merged run, its run.finish, and how many shards it joined."""
+
     run_id: str
     run_dir: str
     finish: RunFinish
@@ -93,6 +95,7 @@ def add_parser(sub: Any) -> None:
         "--suite",
         type=Path,
         default=None,
+        metavar="DIR",
         help="the suite the shards ran (default: the folder their run.json names, else its relative path)",
     )
     merge.add_argument(
