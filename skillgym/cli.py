@@ -15,7 +15,7 @@ from rich.console import Console
 from . import __version__
 from .adaptive import PLAN_FLAGS as ADAPTIVE_FLAGS
 from .adaptive import aa_conditions, add_adaptive_flags, check_threshold, plan_settings, trial_policy, with_aa
-from .commands import compare
+from .commands import compare, merge
 from .commands import export as export_command
 from .commands import import_evals as import_command
 from .commands import plan as plan_command
@@ -31,6 +31,7 @@ from .providers.base import ProviderSettings
 from .reasons import error_reasons
 from .redact import redact_env, scrub, scrub_struct, secret_values, suite_secrets
 from .sandboxes.base import DEFAULT_SANDBOX, NETWORKS, UNSANDBOXED_WARNING
+from .shard import add_shard_flags
 from .snapshots.commands import (
     add_run_flags,
     add_snapshots_parser,
@@ -41,7 +42,8 @@ from .snapshots.commands import (
 )
 
 if TYPE_CHECKING:
-    from .runner import RunOutcome
+    from .runner import RunOptions, RunOutcome
+    from .shard import ShardSpec
 
 
 class _HelpFormatter(argparse.HelpFormatter):
@@ -174,6 +176,7 @@ def _parser() -> argparse.ArgumentParser:
         "--compare-baseline", type=Path, metavar="REPORT", help="compare with an earlier report.json"
     )
     add_run_flags(run)
+    add_shard_flags(run)
     report = sub.add_parser("report", help="rebuild report.json and report.md from a run's events.jsonl")
     report.add_argument("run_dir", type=Path, metavar="RUN_DIR")
     add_snapshots_parser(sub)
@@ -181,6 +184,7 @@ def _parser() -> argparse.ArgumentParser:
     plan_command.add_parser(sub)
     import_command.add_parser(sub)
     export_command.add_parser(sub)
+    merge.add_parser(sub)
     return parser
 
 
@@ -205,6 +209,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return snapshots_command(args, out, err, run_suite=main)
         if args.command == "compare":
             return compare.main(args, out, err)
+        if args.command == "merge":
+            return merge.main(args, out, err)
         return _run(args, out)
     except SkillgymError as exc:
         # The user's own secrets, at least: a message can quote what the user typed or had set.
@@ -303,6 +309,8 @@ _PLAN_FLAGS = (
     "network",
     "sandbox_writable",
     *ADAPTIVE_FLAGS,
+    "shard",
+    "shard_by",
 )
 
 
@@ -334,6 +342,13 @@ def _run(args: argparse.Namespace, out: Console) -> int:
         trials=policy,
         decision_threshold=threshold,
     )
+    if args.shard is None and args.shard_by is not None:
+        raise UsageError("--shard-by chooses how --shard splits the plan: add --shard I/N, or drop it")
+    if args.shard is not None and snapshots is not None:
+        raise UsageError(
+            "--snapshot-check and --snapshot-update see one shard's trials only; merge the shards "
+            "(skillgym merge OUT SHARD_DIR...), then run `skillgym snapshots check --run OUT` (or update)"
+        )
     problems = suite_path_problems(plan, suite)
     settings = ProviderSettings(
         replay_source=args.replay_source, agent_command=args.agent_command, model=args.model
@@ -342,6 +357,10 @@ def _run(args: argparse.Namespace, out: Console) -> int:
     if args.dry_run:
         if problems:
             raise PlanPathError(problems + unplayable)
+        if args.shard is not None:
+            from .runner import RunOptions
+
+            plan, _ = _sharded(args, plan, RunOptions(**_result_options(args)))
         # The plan is still worth seeing when only the provider's material is missing: it says which.
         secrets = suite_secrets(suite, secret_values(os.environ))
         _print_plan(plan, out, as_json=args.json, secrets=secrets, unplayable=unplayable)
@@ -380,6 +399,8 @@ def _run(args: argparse.Namespace, out: Console) -> int:
         sandbox_writable=_existing_folders(args.sandbox_writable, flag="--sandbox-writable"),
         plan_settings=plan_settings(policy, threshold, args.aa),
     )
+    plan, spec = _sharded(args, plan, options)
+    options = msgspec.structs.replace(options, shard=spec)
     # Reporter flags are checked before anything runs or is written.
     subscribers = build_reporters(
         reporters,
@@ -395,6 +416,46 @@ def _run(args: argparse.Namespace, out: Console) -> int:
     outcome = start_run(plan, suite, options, subscribers, snapshots=snapshots)
     _closing_lines(outcome, reporters, out)
     return after_run(outcome.finish.snapshots, out, outcome.exit_code)
+
+
+def _result_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The run options a plan fingerprint covers, as `run` builds them (see ``shard.RESULT_SETTINGS``)."""
+    from .providers.command import with_absolute_program
+
+    return {
+        "replay_source": args.replay_source,
+        "agent_command": with_absolute_program(args.agent_command),
+        "sandbox": args.sandbox,
+        "network": args.network,
+        "secrets": secret_values(os.environ),
+    }
+
+
+def _sharded(args: argparse.Namespace, plan: Plan, options: RunOptions) -> tuple[Plan, ShardSpec | None]:
+    """With --shard I/N: shard I's part of ``plan`` and its spec; else the plan as it is."""
+    if args.shard is None:
+        return plan, None
+    from .runner import run_settings
+    from .shard import choose_by, make_spec, select
+    from .snapshots.commands import DEFAULT_DIR
+
+    # Adaptive cases (`--trials auto`, or a suite's or case's default) decide per case when to stop:
+    # a case's trials stay together.
+    adaptive = bool(plan.auto)
+    spec = make_spec(
+        plan,
+        args.shard,
+        by=choose_by(args.shard_by, adaptive=adaptive),
+        settings=run_settings(options, plan),
+        snapshot_dir=str(DEFAULT_DIR),
+    )
+    part = select(plan, spec)
+    make_console(stderr=True).print(
+        f"skillgym: shard {spec.label}: {len(part.items)} of the plan's {spec.plan_trials} trials "
+        f"(by {spec.by}; plan {short(spec.plan_fingerprint)})",
+        markup=False,
+    )
+    return part, spec
 
 
 def _closing_lines(outcome: RunOutcome, reporters: Sequence[str], out: Console) -> None:

@@ -9,6 +9,7 @@ import msgspec
 from .identity import TrialId
 from .model import Data, Lane
 from .results import TrialResult
+from .shard import ShardSpec
 from .snapshots.model import NoSnapshotStep, SnapshotOutcome
 from .usage import TokenReport
 
@@ -34,6 +35,14 @@ class _Event(Data, frozen=True, kw_only=True, tag_field="type"):
     at: float  # unix time
 
 
+class MergedShard(Data, frozen=True, kw_only=True):
+    """One shard run a merged run was joined from."""
+
+    index: int  # shard I of N
+    run_id: str
+    trials: int  # the trials it ran
+
+
 class RunStart(_Event, frozen=True, kw_only=True, tag="run.start"):
     """First line of every event log; carries the schema version readers check."""
 
@@ -47,7 +56,7 @@ class RunStart(_Event, frozen=True, kw_only=True, tag="run.start"):
     providers: tuple[str, ...]
     case_filter: tuple[str, ...] = ()
     model: str | None
-    trials: int
+    trials: int  # the trials it ran
     concurrency: int
     total_trials: int
     skill_hash: str
@@ -56,6 +65,9 @@ class RunStart(_Event, frozen=True, kw_only=True, tag="run.start"):
     baseline_report: str | None = None  # --compare-baseline, so a rebuilt report compares again
     settings: dict[str, Any] = {}  # provider and workspace options a resume must reuse
     notes: tuple[str, ...] = ()  # what the providers said at start (what replay re-enacts, for instance)
+    plan_fingerprint: str | None = None  # of the whole plan (skillgym.shard.plan_fingerprint)
+    shard: ShardSpec | None = None  # `run --shard I/N`: which part of the plan this run is
+    merged: tuple[MergedShard, ...] = ()  # `skillgym merge`: the shard runs this run was joined from
 
 
 class LaneStart(_Event, frozen=True, kw_only=True, tag="lane.start"):

@@ -31,6 +31,7 @@ from .reporters.notes import RunNotes
 from .results import TrialResult
 from .runner import RunOptions, RunOutcome, execute
 from .sandboxes.base import DEFAULT_SANDBOX, UNSANDBOXED_WARNING
+from .shard import shard_part
 from .snapshots import SnapshotOptions
 from .snapshots.step import SnapshotStep
 from .trialfiles import mend_result_files
@@ -131,6 +132,8 @@ def resume_run(
             trials=resumed_policy(settings, start.trials),
             decision_threshold=settings.get("decision_threshold", 0.5),
         )
+        if start.shard is not None:
+            plan = shard_part(plan, start.shard, start.settings, run_dir)
         fingerprints = {c.id: c.fingerprint for c in suite.cases}
         planned = {i.id.key for i in plan.items}
         done: list[TrialResult] = [
@@ -164,6 +167,7 @@ def resume_run(
             sandbox=settings.get("sandbox") or DEFAULT_SANDBOX,
             network=settings.get("network"),
             sandbox_writable=tuple(settings.get("sandbox_writable", ())),
+            shard=start.shard,
             baseline_report=start.baseline_report,
             argv=argv,
             run_id=start.run_id,
@@ -213,7 +217,7 @@ def rebuild_report(run_dir: Path) -> Report:
     with claim_run_dir(run_dir):  # a run still going writes its own report when it ends
         log = read_run_log(run_dir)
         _say_mended(mend_result_files(run_dir, log))
-        baseline, problem = _baseline_for_rebuild(log.start.baseline_report)
+        baseline, problem = baseline_for_rebuild(log.start.baseline_report)
         report = report_from(log.start, list(log.results), log.finish, baseline)
         if problem is not None:
             report = msgspec.structs.replace(report, baseline_problem=problem)
@@ -229,7 +233,7 @@ def _say_mended(warnings: Sequence[str]) -> None:
             err.print(f"skillgym: warning: {warning}", markup=False)
 
 
-def _baseline_for_rebuild(path: str | None) -> tuple[Report | None, str | None]:
+def baseline_for_rebuild(path: str | None) -> tuple[Report | None, str | None]:
     """The baseline the run compared with, or why it cannot be compared any more and what to do."""
     if path is None:
         return None, None

@@ -45,6 +45,7 @@ from .redact import MIN_SECRET_LENGTH, scrub, scrub_struct, suite_secrets
 from .results import TrialResult
 from .sandboxes.base import DEFAULT_SANDBOX, Network, SandboxBackend, SandboxUnavailable, make_backend
 from .scheduler import Schedule, make_schedule
+from .shard import ShardSpec, plan_fingerprint
 from .slots import AgentSlots
 from .trial import TrialSettings, needs_workspace, run_trial, workspace_plan
 from .workspaces import EnvironmentSetupError, background_removal, injected_text
@@ -75,6 +76,7 @@ class RunOptions(Data, frozen=True, kw_only=True):
     network: Network | None = None  # None: each provider's own (host for agents, none for stand-ins)
     sandbox_writable: tuple[str, ...] = ()  # absolute folders every trial may also write
     plan_settings: dict[str, Any] = {}  # how the plan was made beyond run.start's fields (adaptive, A/A)
+    shard: ShardSpec | None = None  # `run --shard I/N`: the plan given is this part of the whole
 
 
 class RunOutcome(Data, frozen=True, kw_only=True):
@@ -382,6 +384,7 @@ def provider_credentials(providers: dict[str, Provider]) -> tuple[str, ...]:
 def run_start(run: RunContext, *, resumed: bool) -> RunStart:
     """The run.start event (also written as run.json): what was asked for, with secrets scrubbed."""
     plan, suite, options = run.plan, run.suite, run.options
+    settings = run_settings(options, plan)
     return RunStart(
         run_id=run.run_id,
         at=time.time(),
@@ -401,19 +404,28 @@ def run_start(run: RunContext, *, resumed: bool) -> RunStart:
         versions={"skillgym": __version__, "python": sys.version.split()[0]},
         resumed=resumed,
         baseline_report=options.baseline_report,
-        settings={
-            "keep_workspaces": options.keep_workspaces,
-            "record": options.record,
-            "replay_source": options.replay_source,
-            "agent_command": options.agent_command and scrub(options.agent_command, options.secrets),
-            "sandbox": options.sandbox,
-            "network": options.network,
-            "sandbox_writable": list(options.sandbox_writable),
-            **options.plan_settings,
-            # The adaptive cases and their policies: the report judges their stopping from these alone.
-            **({"auto": msgspec.to_builtins(plan.auto)} if plan.auto else {}),
-        },
+        settings=settings,
+        plan_fingerprint=options.shard.plan_fingerprint
+        if options.shard
+        else plan_fingerprint(plan, settings),
+        shard=options.shard,
     )
+
+
+def run_settings(options: RunOptions, plan: Plan) -> dict[str, Any]:
+    """run.start's ``settings``: the provider, workspace and plan options a resume must reuse."""
+    return {
+        "keep_workspaces": options.keep_workspaces,
+        "record": options.record,
+        "replay_source": options.replay_source,
+        "agent_command": options.agent_command and scrub(options.agent_command, options.secrets),
+        "sandbox": options.sandbox,
+        "network": options.network,
+        "sandbox_writable": list(options.sandbox_writable),
+        **options.plan_settings,
+        # The adaptive cases and their policies: the report judges their stopping from these alone.
+        **({"auto": msgspec.to_builtins(plan.auto)} if plan.auto else {}),
+    }
 
 
 def _write_run_json(run_dir: Path, start: RunStart) -> None:
@@ -559,10 +571,7 @@ async def finish(
     # The finishers (token snapshots) change the verdict only through their gate: --snapshot-enforce
     # fails a run on a regression, and a snapshot file that cannot be read or written is exit 2.
     part = await finish_parts(finishers, results, run_id=run.run_id, interrupted=interrupted)
-    passed = counts.passed == counts.total and part.gate == "pass"
-    exit_code: int = ExitCode.INTERRUPTED if interrupted else (ExitCode.OK if passed else ExitCode.FAILED)
-    if part.gate == "error":
-        exit_code = ExitCode.USAGE
+    exit_code = run_exit_code(counts, part.gate, interrupted=interrupted)
     if scheduled.output_error is not None:
         exit_code = OutputError.exit_code
     end = RunFinish(
@@ -577,6 +586,15 @@ async def finish(
         notes=part.notes,
     )
     return await bus.publish(end)
+
+
+def run_exit_code(counts: Counts, gate: str, *, interrupted: bool) -> int:
+    """A finished run's exit code: every trial passed and the finishers' gate passed, or why not."""
+    if gate == "error":
+        return ExitCode.USAGE
+    if interrupted:
+        return ExitCode.INTERRUPTED
+    return ExitCode.OK if counts.passed == counts.total and gate == "pass" else ExitCode.FAILED
 
 
 class _Stop:

@@ -321,6 +321,7 @@ class Report(Data, frozen=True, kw_only=True):
     activation: tuple[Activation, ...] = ()
     adaptive: AdaptiveSummary | None = None  # --trials auto: why each cell stopped, its sequences
     aa: tuple[AACalibration, ...] = ()  # --aa: the A/A false-positive rate per lane, provider, condition
+    shard: str | None = None  # "I/N" for a run of `run --shard I/N`: part of a plan, not all of it
 
 
 def _score(result: TrialResult) -> float:
@@ -725,6 +726,7 @@ def build_report(start: RunStart, results: Sequence[TrialResult], *, interrupted
         activation=activation_summaries(ordered, start.providers),
         adaptive=adaptive,
         aa=aa_calibration(ordered, start.conditions, adaptive),
+        shard=start.shard.label if start.shard is not None else None,
     )
 
 

@@ -436,6 +436,12 @@ def render_markdown(report: Report) -> str:
             "> `skillgym run --resume <run-dir>`",
             "",
         ]
+    if report.shard is not None:
+        out += [
+            f"> **Shard {report.shard}:** this run holds its part of the plan only; join every shard's run "
+            "folder with `skillgym merge OUT SHARD_DIR...` for the whole run's report.",
+            "",
+        ]
     out += _summary(report)
     out += _condition_section(report)
     out += activation_section(report)
