@@ -12,6 +12,7 @@ from .authoring import StepBuilder as StepBuilder
 from .authoring import WorkflowBuilder as WorkflowBuilder
 from .authoring import anti_pattern as anti_pattern
 from .authoring import condition as condition
+from .authoring import gate as gate
 from .authoring import dogfood_case as dogfood_case
 from .authoring import execution_case as execution_case
 from .authoring import prompt_case as prompt_case
@@ -94,6 +95,7 @@ __all__ = (
     "dogfood_case",
     "execution_case",
     "fingerprint",
+    "gate",
     "prompt_case",
     "replace_default_conditions",
     "secret",

@@ -32,8 +32,13 @@ from .events import (
     TrialFinish,
     TrialStart,
 )
+from .cost.budget import BudgetGate
+from .cost.estimate import estimate_plan, per_trial
+from .cost.model import RunBudget, BudgetStop
+from .cost.prices import PriceTable
 from .files import write_atomic
 from .finishers import finish_parts
+from .gates.step import run_exit_code
 from .hashing import skill_hash
 from .identity import Group
 from .model import Case, Data, Lane, Suite
@@ -72,6 +77,43 @@ class RunOptions(Data, frozen=True, kw_only=True):
     sandbox: str = DEFAULT_SANDBOX
     network: Network | None = None  # None: each provider's own (host for agents, none for stand-ins)
     sandbox_writable: tuple[str, ...] = ()  # absolute folders every trial may also write
+    prices: PriceTable | None = None  # the merged price table (default, suite's, --prices)
+    price_files: tuple[str, ...] = ()  # the override files it merged, absolute: a resume merges them again
+    budget: RunBudget | None = None  # --budget-usd / --budget-tokens
+    snapshot_dir: str = "snapshots"  # where a budget finds per-cell estimates before a cell has finished
+
+
+class BudgetBlind(SkillgymError):
+    """A budget over a provider that reports no usage (or no cost): a cap that cannot see spend is no cap."""
+
+
+def check_budget(plan: Plan, providers: dict[str, Provider], options: RunOptions) -> None:
+    """Before the matrix: every provider under a budget must report what it spends.
+
+    A provider that reports no token usage (``reports_usage = False``: stub) cannot run under a budget; under
+    --budget-usd one that reports no dollar cost (``reports_cost``: Claude's CLI does) needs a price for the
+    run's model. Providers whose usage depends on the agent (command) are checked trial by trial: a trial
+    that reports nothing ends the run's new starts.
+    """
+    budget = options.budget
+    if budget is None:
+        return
+    problems = []
+    for name, provider in providers.items():
+        if not getattr(provider, "reports_usage", True):
+            problems.append(f"provider {name!r} reports no token usage, so a budget cannot see what it spends")
+        elif (
+            budget.usd is not None
+            and not getattr(provider, "reports_cost", False)
+            and plan.model is not None
+            and (options.prices is None or options.prices.price_of(plan.model) is None)
+        ):
+            problems.append(
+                f"provider {name!r} reports no dollar cost and the price table has no price for model "
+                f"{plan.model!r}; add it to a prices.toml in the suite or to a file given with --prices"
+            )
+    if problems:
+        raise BudgetBlind("; ".join(problems) + "; drop --budget-usd/--budget-tokens or change the provider")
 
 
 class RunOutcome(Data, frozen=True, kw_only=True):
@@ -278,6 +320,12 @@ async def execute(
     """
     sandbox = await check_sandbox(options.sandbox)
     providers, notes = await detected(plan, suite, options)
+    check_budget(plan, providers, options)
+    budget = None
+    if options.budget is not None:
+        prices = options.prices or PriceTable(models={})
+        estimates = per_trial(estimate_plan(plan, Path(options.snapshot_dir), prices))
+        budget = BudgetGate(options.budget, done, estimates)
     run_id = options.run_id or new_run_id()
     run_dir = (run_dir or Path(options.output) / run_id).resolve()
     try:
@@ -300,10 +348,13 @@ async def execute(
             await replay_kept(run, done, brackets, bus)
             finished_keys = {r.id.key for r in done}
             todo = [i for i in plan.items if i.id.key not in finished_keys]
-            scheduled = await schedule(run, todo, brackets, bus)
+            scheduled = await schedule(run, todo, brackets, bus, budget=budget)
             results = [*done, *scheduled.results]
             took = time.monotonic() - t0
-            end = await finish(run, results, scheduled, brackets, bus, duration_s=took, finishers=subscribers)
+            stopped = budget.outcome(plan.items, results) if budget is not None else None
+            end = await finish(
+                run, results, scheduled, brackets, bus, duration_s=took, finishers=subscribers, budget=stopped
+            )
     if scheduled.output_error is not None:
         raise OutputError(
             f"the run directory stopped being writable during the run ({scheduled.output_error}); "
@@ -344,6 +395,7 @@ def run_context(
         sandbox=sandbox or make_backend("none"),
         network=options.network,
         sandbox_writable=options.sandbox_writable,
+        prices=options.prices,
     )
     if options.concurrency is None:
         chosen = min((default_concurrency(p) for p in providers.values()), default=DEFAULT_CONCURRENCY)
@@ -396,6 +448,9 @@ def run_start(run: RunContext, *, resumed: bool) -> RunStart:
             "sandbox": options.sandbox,
             "network": options.network,
             "sandbox_writable": list(options.sandbox_writable),
+            "prices": list(options.price_files),
+            "budget": msgspec.to_builtins(options.budget) if options.budget is not None else None,
+            "snapshot_dir": options.snapshot_dir,
         },
     )
 
@@ -421,7 +476,14 @@ async def replay_kept(
         await bus.room()
 
 
-async def schedule(run: RunContext, todo: Sequence[WorkItem], brackets: Brackets, bus: EventBus) -> Scheduled:
+async def schedule(
+    run: RunContext,
+    todo: Sequence[WorkItem],
+    brackets: Brackets,
+    bus: EventBus,
+    *,
+    budget: BudgetGate | None = None,
+) -> Scheduled:
     """Run ``todo`` with --concurrency agents at a time, until done, stopped by a signal, or unwritable.
 
     Finished trials' workspaces are removed off their path; this waits for that, Ctrl-C or not.
@@ -436,7 +498,9 @@ async def schedule(run: RunContext, todo: Sequence[WorkItem], brackets: Brackets
         needs_workspace(run.cases[i.id.case_id], run.providers[i.id.provider]) for i in todo
     )
     async with background_removal() as leftovers, anyio.create_task_group() as tg:
-        workers = _Workers(run, todo, brackets, bus, slots=slots, stop=stop, scope=tg.cancel_scope)
+        workers = _Workers(
+            run, todo, brackets, bus, slots=slots, stop=stop, scope=tg.cancel_scope, budget=budget
+        )
         tg.start_soon(_watch_signals, tg.cancel_scope, stop)
         async with anyio.create_task_group() as trials:
             for number in range(min((2 if ahead else 1) * slots.total, len(todo))):
@@ -466,8 +530,10 @@ class _Workers:
         slots: AgentSlots,
         stop: _Stop,
         scope: anyio.CancelScope,
+        budget: BudgetGate | None = None,
     ) -> None:
         self.run, self.brackets, self.bus = run, brackets, bus
+        self.budget = budget
         self.slots, self.stop, self.scope = slots, stop, scope
         self.pending = iter(todo)
         self.results: list[TrialResult] = []
@@ -486,6 +552,8 @@ class _Workers:
             # reporters get their turn, and cancellation lands here. Then wait for slow reporters.
             await anyio.lowlevel.checkpoint()
             await bus.room()
+            if self.budget is not None and not await self.budget.admit(item):
+                break  # the budget ended the run: nothing new starts, and the other workers see it too
             case = run.cases[item.id.case_id]
             self.brackets.before(item, workspace_plan(run.suite, case, item, run.settings))
             try:
@@ -498,6 +566,8 @@ class _Workers:
                 self._stop_run(f"{exc.filename or run.run_dir}: {exc.strerror or exc}")
                 return
             self.results.append(result)
+            if self.budget is not None:
+                self.budget.finished(result)
             self.brackets.after(result)
         slots.filled.set()  # nothing left to start: workers still holding back have nothing to wait for
 
@@ -516,6 +586,7 @@ async def finish(
     *,
     duration_s: float,
     finishers: Sequence[object] = (),
+    budget: BudgetStop | None = None,
 ) -> RunFinish:
     """Close what an interruption left open, judge the run and publish run.finish; that event.
 
@@ -528,8 +599,13 @@ async def finish(
     # The finishers (token snapshots) change the verdict only through their gate: --snapshot-enforce
     # fails a run on a regression, and a snapshot file that cannot be read or written is exit 2.
     part = await finish_parts(finishers, results, run_id=run.run_id, interrupted=interrupted)
-    passed = counts.passed == counts.total and part.gate == "pass"
-    exit_code: int = ExitCode.INTERRUPTED if interrupted else (ExitCode.OK if passed else ExitCode.FAILED)
+    exit_code = run_exit_code(
+        results,
+        part.gates,
+        interrupted=interrupted,
+        failed_step=part.gate == "fail",
+        budget_stopped=budget is not None,
+    )
     if part.gate == "error":
         exit_code = ExitCode.USAGE
     if scheduled.output_error is not None:
@@ -544,6 +620,8 @@ async def finish(
         tokens=part.tokens,
         snapshots=part.snapshots,
         notes=part.notes,
+        gates=part.gates,
+        budget=budget,
     )
     return await bus.publish(end)
 

@@ -8,7 +8,10 @@ from typing import Final, NamedTuple, TypeAlias
 
 import msgspec
 
+from ..cost.model import BudgetStop
+from ..cost.summary import CostReport, build_cost_report
 from ..events import Counts, RunStart
+from ..gates.model import GateResult
 from ..model import LANES, Data, Lane
 from ..paired import Comparison, compare_paired, mcnemar_exact_p
 from ..results import NOT_THE_AGENTS, TrialResult
@@ -267,6 +270,9 @@ class Report(Data, frozen=True, kw_only=True):
     baseline_problem: str | None = None
     tokens: TokenReport | None = None  # absent when no trial reported usage
     snapshots: SnapshotCheck | None = None  # from run.finish, when the run checked token snapshots
+    cost: CostReport | None = None  # dollars per run and per lane, condition and provider
+    gates: tuple[GateResult, ...] = ()  # from run.finish: the CI gates, judged
+    budget: BudgetStop | None = None  # from run.finish: set when the budget ended the run
 
 
 def _score(result: TrialResult) -> float:
@@ -657,4 +663,5 @@ def build_report(start: RunStart, results: Sequence[TrialResult], *, interrupted
         warned=tuple(Warned(key=r.id.key, warnings=r.warnings) for r in ordered if r.warnings),
         baseline_report=start.baseline_report,
         tokens=build_token_report(ordered),
+        cost=build_cost_report(ordered),
     )

@@ -8,6 +8,7 @@ from ..score_intervals import SMALLEST_CHECKED
 from ..snapshots.model import SnapshotCheck
 from ..stats import Interval, Summary
 from .aggregate import LIFTS, CaseStats, PairedComparison, Report
+from .spend import budget_section, cost_section, gates_section
 from .tokens import TokenReport, TokenTotals
 
 
@@ -521,7 +522,9 @@ def render_markdown(report: Report) -> str:
             "> `skillgym run --resume <run-dir>`",
             "",
         ]
+    out += budget_section(report.budget)
     out += _summary(report)
+    out += gates_section(report.gates)
     out += _condition_section(report)
     out += _lane_section(report)
     out += _provider_section(report)
@@ -535,6 +538,7 @@ def render_markdown(report: Report) -> str:
         out += _token_section(report.tokens)
     if report.snapshots is not None:
         out += _snapshot_section(report.snapshots)
+    out += cost_section(report.cost)
     return "\n".join(out).rstrip() + "\n"
 
 
