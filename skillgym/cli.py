@@ -14,8 +14,10 @@ from rich.console import Console
 
 from . import __version__
 from .console import columns, make_console
+from .cost.cli import add_cost_flags, dry_run_estimate, estimate_lines, run_budget, run_prices, snapshot_dir
 from .errors import ExitCode, SkillgymError, UsageError
 from .fingerprint import short
+from .gates.cli import add_gate_flags, gate_lines, run_gates, step_summary, write_step_summary
 from .loader import load_suite
 from .model import LANES, WorkspacePreset
 from .plan import Plan, build_plan
@@ -35,6 +37,7 @@ from .snapshots.commands import (
 )
 
 if TYPE_CHECKING:
+    from .cost.estimate import RunEstimate
     from .runner import RunOutcome
 
 
@@ -168,6 +171,8 @@ def _parser() -> argparse.ArgumentParser:
         "--compare-baseline", type=Path, metavar="REPORT", help="compare with an earlier report.json"
     )
     add_run_flags(run)
+    add_cost_flags(run)
+    add_gate_flags(run)
     report = sub.add_parser("report", help="rebuild report.json and report.md from a run's events.jsonl")
     report.add_argument("run_dir", type=Path, metavar="RUN_DIR")
     add_snapshots_parser(sub)
@@ -284,6 +289,9 @@ _PLAN_FLAGS = (
     "sandbox",
     "network",
     "sandbox_writable",
+    "gate",
+    "fail_on_regression",
+    "prices",
 )
 
 
@@ -314,6 +322,9 @@ def _run(args: argparse.Namespace, out: Console) -> int:
         trials=args.trials,
     )
     problems = suite_path_problems(plan, suite)
+    gates = run_gates(args, suite, plan)  # a malformed --gate is an error before anything runs
+    prices, price_files = run_prices(suite, args.prices)
+    budget = run_budget(args)
     settings = ProviderSettings(
         replay_source=args.replay_source, agent_command=args.agent_command, model=args.model
     )
@@ -323,13 +334,15 @@ def _run(args: argparse.Namespace, out: Console) -> int:
             raise PlanPathError(problems + unplayable)
         # The plan is still worth seeing when only the provider's material is missing: it says which.
         secrets = suite_secrets(suite, secret_values(os.environ))
-        _print_plan(plan, out, as_json=args.json, secrets=secrets, unplayable=unplayable)
+        estimate = dry_run_estimate(plan, args, prices)
+        _print_plan(plan, out, as_json=args.json, secrets=secrets, unplayable=unplayable, estimate=estimate)
         return ExitCode.OK
     # The engine is imported only when a run really starts: `list` and `--dry-run` stay fast.
     from .launch import build_reporters, run_dir_of, start_run
     from .providers.cassette import check_record_paths
     from .providers.command import with_absolute_program
     from .report import load_report
+    from .gates.step import GateStep
     from .runner import RunOptions, new_run_id
 
     if args.concurrency is not None and args.concurrency < 1:
@@ -357,6 +370,12 @@ def _run(args: argparse.Namespace, out: Console) -> int:
         sandbox=args.sandbox,
         network=args.network,
         sandbox_writable=_existing_folders(args.sandbox_writable, flag="--sandbox-writable"),
+        prices=prices,
+        price_files=price_files,
+        budget=budget,
+        snapshot_dir=str(snapshot_dir(args).resolve()),
+        gates=tuple(args.gate),
+        fail_on_regression=args.fail_on_regression,
     )
     # Reporter flags are checked before anything runs or is written.
     subscribers = build_reporters(
@@ -368,6 +387,7 @@ def _run(args: argparse.Namespace, out: Console) -> int:
     )
     if problems or unplayable:  # after the flags: a typo is named first, then the suite's files
         raise PlanPathError(problems + unplayable)
+    subscribers.append(GateStep(plan, gates, baseline=baseline, fail_on_regression=args.fail_on_regression))
     if options.sandbox == "none":
         make_console(stderr=True).print(UNSANDBOXED_WARNING, markup=False)
     outcome = start_run(plan, suite, options, subscribers, snapshots=snapshots)
@@ -386,6 +406,7 @@ def _closing_lines(outcome: RunOutcome, reporters: Sequence[str], out: Console) 
         # The console reporter already ended with the summary table and the report path.
         for line in reasons:
             out.print(line, markup=False)
+        _spend_lines(outcome, out)
         return
     c = outcome.counts
     out.print(
@@ -400,7 +421,35 @@ def _closing_lines(outcome: RunOutcome, reporters: Sequence[str], out: Console) 
         out.print(f"{warned} trial(s) finished with warnings: see Warnings in report.md", markup=False)
     for line in reasons:
         out.print(line, markup=False)
+    _spend_lines(outcome, out)
     out.print(f"report: {Path(outcome.run_dir) / 'report.md'}", markup=False)
+
+
+def _spend_lines(outcome: RunOutcome, out: Console) -> None:
+    """Cost, budget and gates: the closing lines every run shows, and the GitHub step summary."""
+    from .cost.summary import build_cost_report, cost_line
+    from .report import load_report
+
+    end = outcome.finish
+    line = cost_line(build_cost_report(outcome.results))
+    if line is not None:
+        out.print(line, markup=False)
+    if end.budget is not None:
+        out.print(
+            f"budget: {end.budget.reason}; {len(end.budget.short)} cell(s) short of their trials. Continue with: "
+            f"skillgym run --resume {outcome.run_dir} --budget-usd LARGER (or --budget-tokens)",
+            markup=False,
+        )
+    gate_lines(end.gates, outcome.exit_code, out)
+    if os.environ.get("GITHUB_STEP_SUMMARY"):
+        try:
+            report = load_report(Path(outcome.run_dir))
+        except UsageError as exc:
+            problem: str | None = f"no step summary: {exc}"
+        else:
+            problem = write_step_summary(step_summary(report, outcome.exit_code, outcome.run_dir), os.environ)
+        if problem is not None:
+            make_console(stderr=True).print(f"skillgym: warning: {problem}", markup=False)
 
 
 def _resume(args: argparse.Namespace, out: Console, reporters: list[str]) -> int:
@@ -420,6 +469,8 @@ def _resume(args: argparse.Namespace, out: Console, reporters: list[str]) -> int
         reporter_output=args.reporter_output,
         argv=tuple(sys.argv),
         secrets=secret_values(os.environ),
+        budget_usd=args.budget_usd,
+        budget_tokens=args.budget_tokens,
     )
     if isinstance(outcome, FinishedRun):
         c = outcome.counts
@@ -455,7 +506,13 @@ def _redacted(preset: WorkspacePreset) -> WorkspacePreset:
 
 
 def _print_plan(
-    plan: Plan, out: Console, *, as_json: bool, secrets: tuple[str, ...], unplayable: Sequence[str] = ()
+    plan: Plan,
+    out: Console,
+    *,
+    as_json: bool,
+    secrets: tuple[str, ...],
+    unplayable: Sequence[str] = (),
+    estimate: RunEstimate | None = None,
 ) -> None:
     plan = msgspec.structs.replace(plan, presets=tuple(_redacted(p) for p in plan.presets))
     plan = scrub_struct(plan, secrets)  # a secret under a harmless name, or marked with skillgym.secret()
@@ -464,9 +521,12 @@ def _print_plan(
         doc["dry_run"] = True
         doc["invocations"] = len(plan.items)
         doc["unplayable"] = list(unplayable)
+        doc["estimate"] = msgspec.to_builtins(estimate) if estimate is not None else None
         out.out(msgspec.json.encode(doc).decode(), highlight=False)
         return
     _plan_lines(plan, out)
+    if estimate is not None:
+        estimate_lines(estimate, out)
     err = make_console(stderr=True)
     for problem in unplayable:
         err.print(f"skillgym: warning: a run would refuse this plan: {problem}", markup=False)

@@ -81,6 +81,8 @@ class RunOptions(Data, frozen=True, kw_only=True):
     price_files: tuple[str, ...] = ()  # the override files it merged, absolute: a resume merges them again
     budget: RunBudget | None = None  # --budget-usd / --budget-tokens
     snapshot_dir: str = "snapshots"  # where a budget finds per-cell estimates before a cell has finished
+    gates: tuple[str, ...] = ()  # --gate, as given: a resume judges them again
+    fail_on_regression: bool = False
 
 
 class BudgetBlind(SkillgymError):
@@ -451,6 +453,8 @@ def run_start(run: RunContext, *, resumed: bool) -> RunStart:
             "prices": list(options.price_files),
             "budget": msgspec.to_builtins(options.budget) if options.budget is not None else None,
             "snapshot_dir": options.snapshot_dir,
+            "gates": list(options.gates),
+            "fail_on_regression": options.fail_on_regression,
         },
     )
 
