@@ -12,9 +12,9 @@ from .authoring import StepBuilder as StepBuilder
 from .authoring import WorkflowBuilder as WorkflowBuilder
 from .authoring import anti_pattern as anti_pattern
 from .authoring import condition as condition
-from .authoring import gate as gate
 from .authoring import dogfood_case as dogfood_case
 from .authoring import execution_case as execution_case
+from .authoring import gate as gate
 from .authoring import prompt_case as prompt_case
 from .authoring import replace_default_conditions as replace_default_conditions
 from .authoring import secret as secret

@@ -338,11 +338,11 @@ def _run(args: argparse.Namespace, out: Console) -> int:
         _print_plan(plan, out, as_json=args.json, secrets=secrets, unplayable=unplayable, estimate=estimate)
         return ExitCode.OK
     # The engine is imported only when a run really starts: `list` and `--dry-run` stay fast.
+    from .gates.step import GateStep
     from .launch import build_reporters, run_dir_of, start_run
     from .providers.cassette import check_record_paths
     from .providers.command import with_absolute_program
     from .report import load_report
-    from .gates.step import GateStep
     from .runner import RunOptions, new_run_id
 
     if args.concurrency is not None and args.concurrency < 1:
@@ -436,7 +436,8 @@ def _spend_lines(outcome: RunOutcome, out: Console) -> None:
         out.print(line, markup=False)
     if end.budget is not None:
         out.print(
-            f"budget: {end.budget.reason}; {len(end.budget.short)} cell(s) short of their trials. Continue with: "
+            f"budget: {end.budget.reason}; {len(end.budget.short)} cell(s) short of their trials. "
+            "Continue with: "
             f"skillgym run --resume {outcome.run_dir} --budget-usd LARGER (or --budget-tokens)",
             markup=False,
         )

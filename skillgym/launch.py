@@ -13,10 +13,10 @@ from rich.console import Console
 from .bus import Subscriber
 from .claim import claim_run_dir
 from .console import make_console
-from .errors import UsageError
-from .eventlog import RunLog, mend_tail, read_run_log
 from .cost.budget import replace_budget
 from .cost.prices import load_prices
+from .errors import UsageError
+from .eventlog import RunLog, mend_tail, read_run_log
 from .events import Counts
 from .gates.expression import parse_gate
 from .gates.step import GateStep

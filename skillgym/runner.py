@@ -20,6 +20,10 @@ import msgspec
 from . import __version__
 from .bus import EventBus, Subscriber, running_bus
 from .claim import claim_run_dir
+from .cost.budget import BudgetGate
+from .cost.estimate import estimate_plan, per_trial
+from .cost.model import BudgetStop, RunBudget
+from .cost.prices import PriceTable
 from .errors import ExitCode, SkillgymError
 from .events import (
     CaseFinish,
@@ -32,10 +36,6 @@ from .events import (
     TrialFinish,
     TrialStart,
 )
-from .cost.budget import BudgetGate
-from .cost.estimate import estimate_plan, per_trial
-from .cost.model import RunBudget, BudgetStop
-from .cost.prices import PriceTable
 from .files import write_atomic
 from .finishers import finish_parts
 from .gates.step import run_exit_code
@@ -103,7 +103,9 @@ def check_budget(plan: Plan, providers: dict[str, Provider], options: RunOptions
     problems = []
     for name, provider in providers.items():
         if not getattr(provider, "reports_usage", True):
-            problems.append(f"provider {name!r} reports no token usage, so a budget cannot see what it spends")
+            problems.append(
+                f"provider {name!r} reports no token usage, so a budget cannot see what it spends"
+            )
         elif (
             budget.usd is not None
             and not getattr(provider, "reports_cost", False)

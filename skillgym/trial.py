@@ -21,6 +21,7 @@ from typing import Any, Literal, TypeAlias
 import anyio
 import msgspec
 
+from .cost.prices import Cost, PriceTable, trial_cost
 from .errors import SkillgymError
 from .files import write_atomic
 from .grading import GradeContext, grade
@@ -39,7 +40,6 @@ from .slots import AgentSlots
 from .trace import Trace, with_total
 from .transcript import render_transcript
 from .usage import TrialTokens, trial_tokens
-from .cost.prices import Cost, PriceTable, trial_cost
 from .workspaces import EnvironmentSetupError, TrialLayout, cleanup, hermetic_env, layout_for, materialize
 
 # Extra time the harness allows past the case budget before it abandons a provider that ignores its own

@@ -222,7 +222,9 @@ def gate(expression: str, /) -> GateSpec:
     """
     at = caller_origin()
     if not isinstance(expression, str):
-        raise DefinitionError(f"gate() takes the expression as a string, got {type(expression).__name__}", origin=at)
+        raise DefinitionError(
+            f"gate() takes the expression as a string, got {type(expression).__name__}", origin=at
+        )
     try:
         declared = parse_gate(expression, origin=at)
     except GateSyntaxError as exc:

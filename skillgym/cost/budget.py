@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Literal, TypeAlias
+from typing import TypeAlias
 
 import anyio
 import msgspec
@@ -21,7 +21,7 @@ import msgspec
 from ..identity import Group
 from ..plan import WorkItem
 from ..results import TrialResult
-from .model import RunBudget, BudgetStop, Measure, ShortCell
+from .model import BudgetStop, Measure, RunBudget, ShortCell
 
 # Setup failed before the agent ran: nothing was spent, though nothing was reported either.
 _NOTHING_SPENT = ("environment-error",)
@@ -167,8 +167,12 @@ def budget_from(usd: float | None, tokens: int | None) -> RunBudget | None:
     return RunBudget(usd=usd, tokens=tokens)
 
 
-def replace_budget(recorded: Mapping[str, object] | None, usd: float | None, tokens: int | None) -> RunBudget | None:
+def replace_budget(
+    recorded: Mapping[str, object] | None, usd: float | None, tokens: int | None
+) -> RunBudget | None:
     """A resumed run's budget: the one it recorded, with each measure given again replacing its own."""
     old = msgspec.convert(recorded, RunBudget) if recorded else RunBudget()
-    merged = RunBudget(usd=usd if usd is not None else old.usd, tokens=tokens if tokens is not None else old.tokens)
+    merged = RunBudget(
+        usd=usd if usd is not None else old.usd, tokens=tokens if tokens is not None else old.tokens
+    )
     return merged if merged.measures else None

@@ -12,8 +12,10 @@ from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 
+import msgspec
+
 from ..identity import Group
-from ..model import Data
+from ..model import Data, Lane
 from ..plan import Plan
 from ..snapshots.model import Figures, SnapshotFile
 from ..snapshots.store import provider_files, read_snapshot, snapshot_path
@@ -24,7 +26,7 @@ from .prices import PriceTable
 class CellEstimate(Data, frozen=True, kw_only=True):
     """One case under one condition and provider: its planned trials and what each is expected to spend."""
 
-    lane: str
+    lane: Lane
     case_id: str
     condition: str
     provider: str
@@ -64,7 +66,9 @@ def _usd(figures: Figures, model: str, prices: PriceTable) -> float | None:
         return None
     price = found[1]
     cached = price.cache_write if price.cache_write is not None else price.input
-    return (figures.input * price.input + figures.output * price.output + (figures.cached or 0) * cached) / 1e6
+    return (
+        figures.input * price.input + figures.output * price.output + (figures.cached or 0) * cached
+    ) / 1e6
 
 
 def estimate_plan(plan: Plan, directory: Path, prices: PriceTable) -> RunEstimate:
@@ -80,16 +84,15 @@ def estimate_plan(plan: Plan, directory: Path, prices: PriceTable) -> RunEstimat
                 (e for e in snapshot.entries if e.key == (lane, case_id, condition)),
                 None,
             )
-        base = {"lane": lane, "case_id": case_id, "condition": condition, "provider": provider}
+        cell = CellEstimate(lane=lane, case_id=case_id, condition=condition, provider=provider, trials=trials)
         if snapshot is None or entry is None:
             why = where if snapshot is None else f"no entry in {where}"
-            cells.append(CellEstimate(**base, trials=trials, missing=why))
+            cells.append(msgspec.structs.replace(cell, missing=why))
             continue
         usd = _usd(entry.median, snapshot.model, prices)
         cells.append(
-            CellEstimate(
-                **base,
-                trials=trials,
+            msgspec.structs.replace(
+                cell,
                 tokens_per_trial=float(entry.median.total),
                 usd_per_trial=None if usd is None else round(usd, 6),
                 snapshot=where,
@@ -115,7 +118,7 @@ def per_trial(estimate: RunEstimate) -> Mapping[tuple[Group, Measure], float]:
     """Each cell's per-trial estimate by measure: what a budget falls back on before a cell has finished."""
     out: dict[tuple[Group, Measure], float] = {}
     for c in estimate.cells:
-        group: Group = (c.lane, c.case_id, c.condition, c.provider)  # type: ignore[assignment]
+        group: Group = (c.lane, c.case_id, c.condition, c.provider)
         if c.tokens_per_trial is not None:
             out[(group, "tokens")] = c.tokens_per_trial
         if c.usd_per_trial is not None:

@@ -24,7 +24,10 @@ class RunBudget(Data, frozen=True, kw_only=True):
 
     @property
     def measures(self) -> tuple[Measure, ...]:
-        return (*(("usd",) if self.usd is not None else ()), *(("tokens",) if self.tokens is not None else ()))
+        return (
+            *(("usd",) if self.usd is not None else ()),
+            *(("tokens",) if self.tokens is not None else ()),
+        )
 
     def limit(self, measure: Measure) -> float:
         value = self.usd if measure == "usd" else self.tokens

@@ -93,7 +93,7 @@ def parse_prices(text: str, where: str) -> _File:
     except msgspec.ValidationError as exc:
         raise PriceError(
             f"{where}: {exc}; each [models.<id>] needs input and output in dollars per million tokens "
-            "(optional cache_read, cache_write, aliases), and the file a `taken = \"YYYY-MM-DD\"` date"
+            '(optional cache_read, cache_write, aliases), and the file a `taken = "YYYY-MM-DD"` date'
         ) from exc
     if parsed.schema != PRICES_SCHEMA:
         raise PriceError(f"{where}: schema {parsed.schema} is not one this skillgym reads ({PRICES_SCHEMA})")
@@ -147,7 +147,9 @@ def priced(usage: TokenUsage | None, model: str | None, table: PriceTable) -> Co
     return Cost(usd=round(dollars, 6), source="prices", detail=f"{name} prices of {price.taken}")
 
 
-def trial_cost(reported: float | None, usage: TokenUsage | None, model: str | None, table: PriceTable) -> Cost | None:
+def trial_cost(
+    reported: float | None, usage: TokenUsage | None, model: str | None, table: PriceTable
+) -> Cost | None:
     """The CLI's own figure when it printed one (Claude's ``total_cost_usd``), else the price table's."""
     if reported is not None:
         return Cost(usd=round(reported, 6), source="cli")

@@ -54,7 +54,13 @@ def build_cost_report(results: Sequence[TrialResult]) -> CostReport | None:
     groups: dict[tuple[str, str, str], list[TrialResult]] = defaultdict(list)
     for r in results:
         groups[(r.id.lane, r.id.condition, r.id.provider)].append(r)
-    unpriced = sorted({r.model or "a model the agent did not name" for r in results if r.cost is None and r.usage is not None})
+    unpriced = sorted(
+        {
+            r.model or "a model the agent did not name"
+            for r in results
+            if r.cost is None and r.usage is not None
+        }
+    )
     return CostReport(
         totals=totals(results),
         conditions=tuple(

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from .model import GatePart as GatePart
-from .model import GateResult as GateResult
-from .expression import GateSpec as GateSpec
+from ..model import GateSpec as GateSpec
 from .expression import GateSyntaxError as GateSyntaxError
 from .expression import parse_gate as parse_gate
+from .model import GatePart as GatePart
+from .model import GateResult as GateResult
 
 __all__ = ("GatePart", "GateResult", "GateSpec", "GateSyntaxError", "parse_gate")

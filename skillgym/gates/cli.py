@@ -44,7 +44,9 @@ def run_gates(args: argparse.Namespace, suite: Suite, plan: Plan) -> tuple[GateS
     runs one lane of a suite whose gates cover all of them.
     """
     if args.fail_on_regression and args.compare_baseline is None:
-        raise UsageError("--fail-on-regression gates on the baseline comparison: add --compare-baseline REPORT")
+        raise UsageError(
+            "--fail-on-regression gates on the baseline comparison: add --compare-baseline REPORT"
+        )
     given = [parse_gate(text) for text in args.gate]
     for spec in given:
         _check_in_plan(spec, plan)
@@ -74,7 +76,9 @@ def _check_in_plan(spec: GateSpec, plan: Plan) -> None:
 def gate_lines(gates: Sequence[GateResult], exit_code: int, out: Console) -> None:
     """The console's closing lines: one per gate, then what the exit code means."""
     for gate in gates:
-        mark = {"passed": "PASS", "failed": "FAIL", "inconclusive": "INCONCLUSIVE", "skipped": "SKIP"}[gate.status]
+        mark = {"passed": "PASS", "failed": "FAIL", "inconclusive": "INCONCLUSIVE", "skipped": "SKIP"}[
+            gate.status
+        ]
         out.print(f"gate {mark}: {gate.expression} — {gate.detail}", markup=False)
     if exit_code == ExitCode.INCONCLUSIVE:
         out.print(
@@ -99,14 +103,19 @@ def write_step_summary(markdown: str, environ: Mapping[str, str]) -> str | None:
 
 
 def step_summary(report: Report, exit_code: int, run_dir: str) -> str:
-    """The step summary: the run's counts and exit code, its gates, budget and cost, and where report.md is."""
+    """The step summary: the run's counts and exit code, its gates, budget and cost, and where report.md
+    is."""
     c = report.counts
     meaning = {0: "passed", 1: "failed", 2: "bad input", 3: "inconclusive", 130: "interrupted"}
     lines = [
         f"## skillgym run {report.run_id}: {meaning.get(exit_code, 'exit')} (exit {exit_code})",
         "",
         f"{c.total} trials: {c.passed} passed, {c.failed} failed, {c.errored} errored"
-        + (f" ({', '.join(f'{n} {k}' for k, n in report.errors_by_class.items())})" if report.errors_by_class else "")
+        + (
+            f" ({', '.join(f'{n} {k}' for k, n in report.errors_by_class.items())})"
+            if report.errors_by_class
+            else ""
+        )
         + ".",
         "",
         *gates_section(report.gates),
@@ -116,5 +125,3 @@ def step_summary(report: Report, exit_code: int, run_dir: str) -> str:
         "",
     ]
     return "\n".join(lines)
-
-

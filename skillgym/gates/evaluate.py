@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
+from ..model import GateSpec
 from ..report.aggregate import BaselineSummary, CaseStats, PairedComparison, Report
-from .expression import GateSpec
 from .model import GatePart, GateResult, GateStatus
 
 _WORST: Final[tuple[GateStatus, ...]] = ("skipped", "passed", "inconclusive", "failed")
@@ -40,7 +40,9 @@ def _pct(value: float | None) -> str:
 
 def _lift_part(spec: GateSpec, comp: PairedComparison, cells: Sequence[CaseStats]) -> GatePart:
     c = comp.comparison
-    errors = comp.cases_left_out_for_errors + comp.depends_on_errors + sum(s.errored_not_agents for s in cells)
+    errors = (
+        comp.cases_left_out_for_errors + comp.depends_on_errors + sum(s.errored_not_agents for s in cells)
+    )
     status: GateStatus = "inconclusive"
     if c.interval is not None and comp.depends_on_errors == 0:
         status = decide(c.interval.low, c.interval.high, spec.operator, spec.threshold)
@@ -48,7 +50,9 @@ def _lift_part(spec: GateSpec, comp: PairedComparison, cells: Sequence[CaseStats
         if status == "passed" and spec.threshold == 0.0:
             wanted = "improved" if spec.operator in (">", ">=") else "regressed"
             status = "passed" if c.verdict == wanted else "inconclusive"
-    interval = f"[{c.interval.low * 100:+.0f}, {c.interval.high * 100:+.0f}] pts" if c.interval else "no interval"
+    interval = (
+        f"[{c.interval.low * 100:+.0f}, {c.interval.high * 100:+.0f}] pts" if c.interval else "no interval"
+    )
     mean = "-" if c.mean_diff is None else f"{c.mean_diff * 100:+.0f} pts"
     return GatePart(
         lane=comp.lane,
@@ -58,7 +62,8 @@ def _lift_part(spec: GateSpec, comp: PairedComparison, cells: Sequence[CaseStats
         interval=c.interval,
         errors=errors,
         detail=f"{comp.lane}/{comp.provider}: lift {mean} {interval} over {c.n_pairs} case(s), "
-        f"verdict {c.verdict}" + (f"; {errors} left out or decided by errors not the agent's" if errors else ""),
+        f"verdict {c.verdict}"
+        + (f"; {errors} left out or decided by errors not the agent's" if errors else ""),
     )
 
 
@@ -73,7 +78,9 @@ def _lift(spec: GateSpec, report: Report) -> list[GatePart]:
         cells = [
             s
             for s in report.cases
-            if s.lane == comp.lane and s.provider == comp.provider and s.condition in (comp.treatment, comp.control)
+            if s.lane == comp.lane
+            and s.provider == comp.provider
+            and s.condition in (comp.treatment, comp.control)
         ]
         parts.append(_lift_part(spec, comp, cells))
     return parts
@@ -115,7 +122,8 @@ def _pass_rate(spec: GateSpec, report: Report) -> list[GatePart]:
                 interval=interval,
                 errors=errors,
                 detail=f"{summary.lane}/{summary.provider}: pass rate {_pct(value)} {shown} over {count} "
-                f"{unit}" + (f"; {errors} trial(s) errored for reasons that may not be the agent's" if errors else ""),
+                f"{unit}"
+                + (f"; {errors} trial(s) errored for reasons that may not be the agent's" if errors else ""),
             )
         )
     return parts
@@ -156,7 +164,9 @@ def regression_gate(baseline: BaselineSummary | None, problem: str | None) -> Ga
             detail=f"the baseline was not compared: {problem or 'no baseline'}",
             errors=1,
         )
-    regressed = [f"{r.lane}/{r.case_id}/{r.condition}/{r.provider}" for r in baseline.rows if r.status == "regressed"]
+    regressed = [
+        f"{r.lane}/{r.case_id}/{r.condition}/{r.provider}" for r in baseline.rows if r.status == "regressed"
+    ]
     blocked = [r for r in baseline.rows if r.status == "left-out" or r.depends_on_errors]
     errors = len(blocked) + baseline.overall_depends_on_errors
     if regressed or baseline.overall.verdict == "regressed":

@@ -108,8 +108,9 @@ def parse_gate(text: str, *, origin: str = "--gate") -> GateSpec:
                 raise GateSyntaxError(text, name_at, "a positional argument after a keyword argument")
             if given >= len(positional):
                 raise GateSyntaxError(
-                    text, name_at, f"{metric}() takes {len(positional)} positional arguments "
-                    f"({', '.join(positional)})"
+                    text,
+                    name_at,
+                    f"{metric}() takes {len(positional)} positional arguments ({', '.join(positional)})",
                 )
             arguments[positional[given]] = name
             given += 1

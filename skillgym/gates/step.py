@@ -9,11 +9,12 @@ import msgspec
 from ..errors import ExitCode
 from ..events import RunStart
 from ..finishers import FinishPart
+from ..model import GateSpec
 from ..plan import Plan
 from ..report import Report, build_report, compare_to_baseline
 from ..results import NOT_THE_AGENTS, TrialResult
-from .evaluate import GateResult, evaluate_gate, regression_gate
-from .expression import GateSpec
+from .evaluate import evaluate_gate, regression_gate
+from .model import GateResult
 
 
 class GateStep:
@@ -45,8 +46,17 @@ class GateStep:
     ) -> FinishPart:
         if not self.specs and not self.fail_on_regression:
             return FinishPart()
-        return FinishPart(gates=judge(self.plan, self.specs, results, run_id=run_id, interrupted=interrupted,
-                                      baseline=self.baseline, fail_on_regression=self.fail_on_regression))
+        return FinishPart(
+            gates=judge(
+                self.plan,
+                self.specs,
+                results,
+                run_id=run_id,
+                interrupted=interrupted,
+                baseline=self.baseline,
+                fail_on_regression=self.fail_on_regression,
+            )
+        )
 
 
 def judge(
@@ -117,6 +127,9 @@ def run_exit_code(
         return ExitCode.FAILED
     if all(r.status == "passed" for r in results):
         return ExitCode.OK
-    if any(r.status == "failed" or (r.status == "errored" and r.error_class not in NOT_THE_AGENTS) for r in results):
+    if any(
+        r.status == "failed" or (r.status == "errored" and r.error_class not in NOT_THE_AGENTS)
+        for r in results
+    ):
         return ExitCode.FAILED
     return ExitCode.INCONCLUSIVE

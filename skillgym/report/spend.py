@@ -31,7 +31,12 @@ def gates_section(gates: Sequence[GateResult]) -> list[str]:
         "",
     ]
     rows = [
-        [f"`{g.expression}`", _MARK[g.status] + (" (errors)" if g.blocked_by_errors else ""), g.detail, g.origin]
+        [
+            f"`{g.expression}`",
+            _MARK[g.status] + (" (errors)" if g.blocked_by_errors else ""),
+            g.detail,
+            g.origin,
+        ]
         for g in gates
     ]
     return out + _table(["gate", "verdict", "evidence", "declared at"], rows)
@@ -48,7 +53,8 @@ def budget_section(budget: BudgetStop | None) -> list[str]:
         "## Budget",
         "",
         f"**The budget ({' and '.join(limits)}) ended this run:** {budget.reason}. Spent: "
-        f"{dollars(budget.spent_usd)}, {budget.spent_tokens:,} tokens. Finished trials are kept; continue with "
+        f"{dollars(budget.spent_usd)}, {budget.spent_tokens:,} tokens. Finished trials are kept; "
+        "continue with "
         "`skillgym run --resume <run-dir> --budget-usd <larger>` (or `--budget-tokens`).",
         "",
     ]
@@ -56,7 +62,10 @@ def budget_section(budget: BudgetStop | None) -> list[str]:
         out += ["Cells short of their planned trials:", ""]
         out += _table(
             ["lane", "case", "condition", "provider", "finished", "planned"],
-            [[c.lane, c.case_id, c.condition, c.provider, str(c.finished), str(c.planned)] for c in budget.short],
+            [
+                [c.lane, c.case_id, c.condition, c.provider, str(c.finished), str(c.planned)]
+                for c in budget.short
+            ],
         )
     return out
 
@@ -68,15 +77,23 @@ def cost_section(cost: CostReport | None) -> list[str]:
     out = [
         "## Cost",
         "",
-        f"{dollars(t.usd)} over {t.priced} trial(s) with a known cost ({t.from_cli} reported by the agent CLI, "
-        f"{t.priced - t.from_cli} from the price table); {t.unpriced} trial(s) of unknown cost are not counted"
+        f"{dollars(t.usd)} over {t.priced} trial(s) with a known cost ({t.from_cli} reported by the agent "
+        f"CLI, {t.priced - t.from_cli} from the price table); {t.unpriced} trial(s) of unknown cost are not "
+        "counted"
         + (f" (no price for {', '.join(cost.unpriced_models)})" if cost.unpriced_models else "")
         + ".",
         "",
     ]
     rows = [
-        [c.lane, c.condition, c.provider, dollars(c.totals.usd), dollars(c.totals.per_trial), str(c.totals.priced),
-         str(c.totals.unpriced)]
+        [
+            c.lane,
+            c.condition,
+            c.provider,
+            dollars(c.totals.usd),
+            dollars(c.totals.per_trial),
+            str(c.totals.priced),
+            str(c.totals.unpriced),
+        ]
         for c in cost.conditions
     ]
     return out + _table(["lane", "condition", "provider", "cost", "per trial", "priced", "unknown"], rows)
