@@ -18,6 +18,7 @@ from .cost.cli import add_cost_flags, dry_run_estimate, estimate_lines, run_budg
 from .errors import ExitCode, SkillgymError, UsageError
 from .fingerprint import short
 from .gates.cli import add_gate_flags, gate_lines, run_gates, step_summary, write_step_summary
+from .gates.evaluate import REGRESSION
 from .loader import load_suite
 from .model import LANES, WorkspacePreset
 from .plan import Plan, build_plan
@@ -335,7 +336,16 @@ def _run(args: argparse.Namespace, out: Console) -> int:
         # The plan is still worth seeing when only the provider's material is missing: it says which.
         secrets = suite_secrets(suite, secret_values(os.environ))
         estimate = dry_run_estimate(plan, args, prices)
-        _print_plan(plan, out, as_json=args.json, secrets=secrets, unplayable=unplayable, estimate=estimate)
+        _print_plan(
+            plan,
+            out,
+            as_json=args.json,
+            secrets=secrets,
+            unplayable=unplayable,
+            estimate=estimate,
+            gates=[(g.expression, g.origin) for g in gates]
+            + ([(REGRESSION, "--fail-on-regression")] if args.fail_on_regression else []),
+        )
         return ExitCode.OK
     # The engine is imported only when a run really starts: `list` and `--dry-run` stay fast.
     from .gates.step import GateStep
@@ -514,6 +524,7 @@ def _print_plan(
     secrets: tuple[str, ...],
     unplayable: Sequence[str] = (),
     estimate: RunEstimate | None = None,
+    gates: Sequence[tuple[str, str]] = (),
 ) -> None:
     plan = msgspec.structs.replace(plan, presets=tuple(_redacted(p) for p in plan.presets))
     plan = scrub_struct(plan, secrets)  # a secret under a harmless name, or marked with skillgym.secret()
@@ -523,11 +534,14 @@ def _print_plan(
         doc["invocations"] = len(plan.items)
         doc["unplayable"] = list(unplayable)
         doc["estimate"] = msgspec.to_builtins(estimate) if estimate is not None else None
+        doc["gates"] = [{"expression": expression, "origin": origin} for expression, origin in gates]
         out.out(msgspec.json.encode(doc).decode(), highlight=False)
         return
     _plan_lines(plan, out)
     if estimate is not None:
         estimate_lines(estimate, out)
+    for expression, origin in gates:
+        out.print(f"gate: {expression} ({origin})", markup=False)
     err = make_console(stderr=True)
     for problem in unplayable:
         err.print(f"skillgym: warning: a run would refuse this plan: {problem}", markup=False)

@@ -90,6 +90,7 @@ def parse_gate(text: str, *, origin: str = "--gate") -> GateSpec:
     positional, keywords = METRICS[metric]
     cursor.take("punct", "'('", "(")
     arguments: dict[str, str] = {}
+    where: dict[str, int] = {}  # each argument's position, for errors about its value
     given = 0
     while True:
         _, name, name_at = cursor.take("name", "an argument")
@@ -102,7 +103,7 @@ def parse_gate(text: str, *, origin: str = "--gate") -> GateSpec:
                 )
             if name in arguments:
                 raise GateSyntaxError(text, name_at, f"{name}= is given twice")
-            arguments[name] = cursor.take("name", f"a value for {name}=")[1]
+            _, arguments[name], where[name] = cursor.take("name", f"a value for {name}=")
         else:
             if arguments.keys() & set(keywords):
                 raise GateSyntaxError(text, name_at, "a positional argument after a keyword argument")
@@ -113,6 +114,7 @@ def parse_gate(text: str, *, origin: str = "--gate") -> GateSpec:
                     f"{metric}() takes {len(positional)} positional arguments ({', '.join(positional)})",
                 )
             arguments[positional[given]] = name
+            where[positional[given]] = name_at
             given += 1
         closing = cursor.take("punct", "',' or ')'")
         if closing[1] == ")":
@@ -136,13 +138,22 @@ def parse_gate(text: str, *, origin: str = "--gate") -> GateSpec:
         )
     lane = arguments.get("lane")
     if lane is not None and lane not in LANES:
-        at = text.find(lane)
-        raise GateSyntaxError(text, max(at, 0), f"unknown lane {lane!r}; lanes: {', '.join(LANES)}")
+        raise GateSyntaxError(text, where["lane"], f"unknown lane {lane!r}; lanes: {', '.join(LANES)}")
     return GateSpec(
-        expression=" ".join(text.split()),
+        expression=_canonical(metric, arguments, positional, operator, number),
         metric=metric,  # type: ignore[arg-type]  # checked against METRICS above
         arguments=arguments,
         operator=operator,  # type: ignore[arg-type]
         threshold=threshold,
         origin=origin,
     )
+
+
+def _canonical(
+    metric: str, arguments: dict[str, str], positional: tuple[str, ...], operator: str, number: str
+) -> str:
+    """The expression as reports show it and duplicates are found: ``lift(self-load, none, lane=prompt) > 0``."""
+    shown = [arguments[p] for p in positional] + [
+        f"{k}={v}" for k, v in arguments.items() if k not in positional
+    ]
+    return f"{metric}({', '.join(shown)}) {operator} {number}"
