@@ -152,7 +152,7 @@ def parse_gate(text: str, *, origin: str = "--gate") -> GateSpec:
 def _canonical(
     metric: str, arguments: dict[str, str], positional: tuple[str, ...], operator: str, number: str
 ) -> str:
-    """The expression as reports show it and duplicates are found: ``lift(self-load, none, lane=prompt) > 0``."""
+    """The expression as reports show it and duplicates are found: ``lift(a, b, lane=prompt) > 0``."""
     shown = [arguments[p] for p in positional] + [
         f"{k}={v}" for k, v in arguments.items() if k not in positional
     ]
