@@ -447,8 +447,8 @@ def _spend_lines(outcome: RunOutcome, out: Console) -> None:
     if end.budget is not None:
         out.print(
             f"budget: {end.budget.reason}; {len(end.budget.short)} cell(s) short of their trials. "
-            "Continue with: "
-            f"skillgym run --resume {outcome.run_dir} --budget-usd LARGER (or --budget-tokens)",
+            f"Continue with: skillgym run --resume {outcome.run_dir} "
+            + " ".join(f"--budget-{m} LARGER" for m in end.budget.budget.measures),
             markup=False,
         )
     gate_lines(end.gates, outcome.exit_code, out)

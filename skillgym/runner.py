@@ -23,7 +23,7 @@ from .claim import claim_run_dir
 from .cost.budget import BudgetGate
 from .cost.estimate import estimate_plan, per_trial
 from .cost.model import BudgetStop, RunBudget
-from .cost.prices import PriceTable
+from .cost.prices import PriceTable, load_prices, price_layers
 from .errors import ExitCode, SkillgymError
 from .events import (
     CaseFinish,
@@ -324,6 +324,8 @@ async def execute(
     """
     sandbox = await check_sandbox(options.sandbox)
     providers, notes = await detected(plan, suite, options)
+    if options.prices is None:  # a library caller's run: the packaged table and the suite's own
+        options = msgspec.structs.replace(options, prices=load_prices(price_layers(suite.root, None)))
     check_budget(plan, providers, options)
     budget = None
     if options.budget is not None:

@@ -60,7 +60,6 @@ class BudgetGate:
         self.most: dict[tuple[Group, Measure], float] = {}  # per cell: the most one trial spent
         self.most_any: dict[Measure, float] = {}  # the most any trial spent
         self.spent: dict[Measure, float] = dict.fromkeys(budget.measures, 0.0)
-        self.spent_usd_known = True
         self.spent_tokens = 0
         self.running: dict[str, dict[Measure, float | None]] = {}
         self.stop: str | None = None
@@ -103,8 +102,6 @@ class BudgetGate:
     def _account(self, result: TrialResult) -> None:
         if result.usage is not None and result.usage.total is not None:
             self.spent_tokens += result.usage.total
-        if result.cost is None and result.error_class not in _NOTHING_SPENT:
-            self.spent_usd_known = False
         for measure in self.budget.measures:
             value = _spend(result, measure)
             if value is None:
@@ -145,7 +142,7 @@ class BudgetGate:
         )
         return BudgetStop(
             budget=self.budget,
-            spent_usd=_rounded(spent(results, "usd")) if self.spent_usd_known else None,
+            spent_usd=_rounded(spent(results, "usd")),
             spent_tokens=self.spent_tokens,
             reason=self.stop,
             short=short,
