@@ -322,3 +322,41 @@ def test_the_dry_run_estimates_tokens_and_dollars_from_the_snapshots(
     assert estimate["tokens"] == 2200
     assert estimate["no_tokens"] == ["prompt/c1/none/stub"]
     assert estimate["no_usd"] == ["prompt/c1/none/stub"]
+
+
+def test_fail_on_regression_fails_a_run_whose_case_regressed_against_the_baseline(
+    suite_dir: SuiteDir,
+) -> None:
+    root = _stub_suite(suite_dir)
+    # Two cases of five trials: 5/5 against 0/5 survives Holm's step-down over both rows (p 0.016).
+    select = ("--case", "c2", "--case", "c3", "--condition", "self-load", "--trials", "5")
+    base = run_cli(
+        "run", "--suite", str(root), "--provider", "stub", *select, "--output", "base", cwd=root.parent
+    )
+    assert base.returncode == 0, base.stderr
+    (base_dir,) = (root.parent / "base").iterdir()
+    args = (*select, "--compare-baseline", str(base_dir), "--fail-on-regression")
+    code, out, err, _ = _stub_run(root, *args)
+    assert code == 0, (out, err)
+    assert "gate PASS: no case regressed against the baseline" in out
+    (root / "stubs/c3/self-load.md").write_text("Just sleep 5.\n")  # the same case, now failing every trial
+    code, out, _, run_dir = _stub_run(root, *args)
+    assert code == 1, out
+    assert "gate FAIL: no case regressed against the baseline — regressed: prompt/c3/self-load/stub" in out
+    assert run_dir is not None
+    (gate,) = json.loads((run_dir / "report.json").read_text())["gates"]
+    assert (gate["origin"], gate["status"]) == ("--fail-on-regression", "failed")
+
+
+def test_a_step_summary_that_cannot_be_written_is_a_warning_not_a_verdict(
+    suite_dir: SuiteDir, tmp_path: Path
+) -> None:
+    root = _stub_suite(suite_dir)
+    code, _, err, _ = _stub_run(
+        root,
+        "--condition",
+        "self-load",
+        env={"GITHUB_STEP_SUMMARY": str(tmp_path / "no" / "such" / "file.md")},
+    )
+    assert code == 0, err
+    assert "skillgym: warning: $GITHUB_STEP_SUMMARY" in err
