@@ -39,6 +39,7 @@ from .snapshots.commands import (
 
 if TYPE_CHECKING:
     from .cost.estimate import RunEstimate
+    from .cost.model import RunBudget
     from .runner import RunOutcome
 
 
@@ -343,6 +344,7 @@ def _run(args: argparse.Namespace, out: Console) -> int:
             secrets=secrets,
             unplayable=unplayable,
             estimate=estimate,
+            budget=budget,
             gates=[(g.expression, g.origin) for g in gates]
             + ([(REGRESSION, "--fail-on-regression")] if args.fail_on_regression else []),
         )
@@ -524,6 +526,7 @@ def _print_plan(
     secrets: tuple[str, ...],
     unplayable: Sequence[str] = (),
     estimate: RunEstimate | None = None,
+    budget: RunBudget | None = None,
     gates: Sequence[tuple[str, str]] = (),
 ) -> None:
     plan = msgspec.structs.replace(plan, presets=tuple(_redacted(p) for p in plan.presets))
@@ -539,7 +542,7 @@ def _print_plan(
         return
     _plan_lines(plan, out)
     if estimate is not None:
-        estimate_lines(estimate, out)
+        estimate_lines(estimate, out, budget)
     for expression, origin in gates:
         out.print(f"gate: {expression} ({origin})", markup=False)
     err = make_console(stderr=True)

@@ -80,8 +80,9 @@ def dry_run_estimate(plan: Plan, args: argparse.Namespace, prices: PriceTable) -
     return estimate_plan(plan, snapshot_dir(args), prices)
 
 
-def estimate_lines(estimate: RunEstimate, out: Console) -> None:
-    """The dry run's closing lines: estimated tokens and dollars, and the cells without an estimate."""
+def estimate_lines(estimate: RunEstimate, out: Console, budget: RunBudget | None = None) -> None:
+    """The dry run's closing lines: estimated tokens and dollars, the cells without an estimate, and how
+    the estimate compares with the budget, when there is one."""
     cells = len(estimate.cells)
     tokens = "-" if estimate.tokens is None else f"{estimate.tokens:,.0f}"
     out.print(
@@ -99,3 +100,20 @@ def estimate_lines(estimate: RunEstimate, out: Console) -> None:
         example = keys[0] if len(keys) == 1 else f"{keys[0]} and {len(keys) - 1} more"
         what = "dollar estimate" if has_tokens else "estimate"
         out.print(f"  no {what} for {len(keys)} cell(s): {why} ({example})", markup=False)
+    if budget is not None:
+        for measure, limit, guess, unknown in (
+            ("usd", budget.usd, estimate.usd, estimate.no_usd),
+            ("tokens", budget.tokens, estimate.tokens, estimate.no_tokens),
+        ):
+            if limit is None:
+                continue
+            shown = dollars(limit) if measure == "usd" else f"{limit:,} tokens"
+            if guess is None:
+                verdict = "no estimate to hold it against"
+            else:
+                fits = "fits within" if guess <= limit else "exceeds"
+                amount = dollars(guess) if measure == "usd" else f"{guess:,.0f} tokens"
+                verdict = f"the estimate ({amount}) {fits} it" + (
+                    f", leaving out {len(unknown)} cell(s) without an estimate" if unknown else ""
+                )
+            out.print(f"budget {shown}: {verdict}", markup=False)
