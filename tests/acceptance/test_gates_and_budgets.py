@@ -317,6 +317,8 @@ def test_the_dry_run_estimates_tokens_and_dollars_from_the_snapshots(
     assert code == 0, err
     assert "estimate from token snapshots: 2,200 tokens over 1 of 2 cell(s); $0.0090 over 1 of 2" in out
     assert "no estimate for 1 cell(s): no entry in" in out
+    code, out, _, _ = _stub_run(root, *args, "--budget-tokens", "2000")
+    assert "budget 2,000 tokens: the estimate (2,200 tokens) exceeds it, leaving out 1 cell(s)" in out
     code, out, err, _ = _stub_run(root, *args, "--json")
     estimate = json.loads(out)["estimate"]
     assert estimate["tokens"] == 2200
