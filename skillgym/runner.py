@@ -20,7 +20,7 @@ import msgspec
 from . import __version__
 from .bus import EventBus, Subscriber, running_bus
 from .claim import claim_run_dir
-from .cost.budget import BudgetGate
+from .cost.budget import BudgetGate, check_budget
 from .cost.estimate import estimate_plan, per_trial
 from .cost.model import BudgetStop, RunBudget
 from .cost.prices import PriceTable, load_prices, price_layers
@@ -83,41 +83,6 @@ class RunOptions(Data, frozen=True, kw_only=True):
     snapshot_dir: str = "snapshots"  # where a budget finds per-cell estimates before a cell has finished
     gates: tuple[str, ...] = ()  # --gate, as given: a resume judges them again
     fail_on_regression: bool = False
-
-
-class BudgetBlind(SkillgymError):
-    """A budget over a provider that reports no usage (or no cost): a cap that cannot see spend is no cap."""
-
-
-def check_budget(plan: Plan, providers: dict[str, Provider], options: RunOptions) -> None:
-    """Before the matrix: every provider under a budget must report what it spends.
-
-    A provider that reports no token usage (``reports_usage = False``: stub) cannot run under a budget; under
-    --budget-usd one that reports no dollar cost (``reports_cost``: Claude's CLI does) needs a price for the
-    run's model. Providers whose usage depends on the agent (command) are checked trial by trial: a trial
-    that reports nothing ends the run's new starts.
-    """
-    budget = options.budget
-    if budget is None:
-        return
-    problems = []
-    for name, provider in providers.items():
-        if not getattr(provider, "reports_usage", True):
-            problems.append(
-                f"provider {name!r} reports no token usage, so a budget cannot see what it spends"
-            )
-        elif (
-            budget.usd is not None
-            and not getattr(provider, "reports_cost", False)
-            and plan.model is not None
-            and (options.prices is None or options.prices.price_of(plan.model) is None)
-        ):
-            problems.append(
-                f"provider {name!r} reports no dollar cost and the price table has no price for model "
-                f"{plan.model!r}; add it to a prices.toml in the suite or to a file given with --prices"
-            )
-    if problems:
-        raise BudgetBlind("; ".join(problems) + "; drop --budget-usd/--budget-tokens or change the provider")
 
 
 class RunOutcome(Data, frozen=True, kw_only=True):
@@ -326,7 +291,7 @@ async def execute(
     providers, notes = await detected(plan, suite, options)
     if options.prices is None:  # a library caller's run: the packaged table and the suite's own
         options = msgspec.structs.replace(options, prices=load_prices(price_layers(suite.root, None)))
-    check_budget(plan, providers, options)
+    check_budget(plan, providers, options.budget, options.prices)
     budget = None
     if options.budget is not None:
         prices = options.prices or PriceTable(models={})

@@ -18,10 +18,13 @@ from typing import TypeAlias
 import anyio
 import msgspec
 
+from ..errors import SkillgymError
 from ..identity import Group
-from ..plan import WorkItem
+from ..plan import Plan, WorkItem
+from ..providers.base import Provider
 from ..results import TrialResult
 from .model import BudgetStop, Measure, RunBudget, ShortCell
+from .prices import PriceTable
 
 # Setup failed before the agent ran: nothing was spent, though nothing was reported either.
 _NOTHING_SPENT = ("environment-error",)
@@ -173,3 +176,39 @@ def replace_budget(
         usd=usd if usd is not None else old.usd, tokens=tokens if tokens is not None else old.tokens
     )
     return merged if merged.measures else None
+
+
+class BudgetBlind(SkillgymError):
+    """A budget over a provider that reports no usage (or no cost): a cap that cannot see spend is no cap."""
+
+
+def check_budget(
+    plan: Plan, providers: Mapping[str, Provider], budget: RunBudget | None, prices: PriceTable | None
+) -> None:
+    """Before the matrix: every provider under a budget must report what it spends.
+
+    A provider that reports no token usage (``reports_usage = False``: stub) cannot run under a budget; under
+    --budget-usd one that reports no dollar cost (``reports_cost``: Claude's CLI does) needs a price for the
+    run's model. Providers whose usage depends on the agent (command) are checked trial by trial: a trial
+    that reports nothing ends the run's new starts.
+    """
+    if budget is None:
+        return
+    problems = []
+    for name, provider in providers.items():
+        if not getattr(provider, "reports_usage", True):
+            problems.append(
+                f"provider {name!r} reports no token usage, so a budget cannot see what it spends"
+            )
+        elif (
+            budget.usd is not None
+            and not getattr(provider, "reports_cost", False)
+            and plan.model is not None
+            and (prices is None or prices.price_of(plan.model) is None)
+        ):
+            problems.append(
+                f"provider {name!r} reports no dollar cost and the price table has no price for model "
+                f"{plan.model!r}; add it to a prices.toml in the suite or to a file given with --prices"
+            )
+    if problems:
+        raise BudgetBlind("; ".join(problems) + "; drop --budget-usd/--budget-tokens or change the provider")
