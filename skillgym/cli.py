@@ -540,17 +540,20 @@ def _print_plan(
         doc["gates"] = [{"expression": expression, "origin": origin} for expression, origin in gates]
         out.out(msgspec.json.encode(doc).decode(), highlight=False)
         return
-    _plan_lines(plan, out)
-    if estimate is not None:
-        estimate_lines(estimate, out, budget)
-    for expression, origin in gates:
-        out.print(f"gate: {expression} ({origin})", markup=False)
+    _plan_lines(plan, out, estimate=estimate, budget=budget, gates=gates)
     err = make_console(stderr=True)
     for problem in unplayable:
         err.print(f"skillgym: warning: a run would refuse this plan: {problem}", markup=False)
 
 
-def _plan_lines(plan: Plan, out: Console) -> None:
+def _plan_lines(
+    plan: Plan,
+    out: Console,
+    *,
+    estimate: RunEstimate | None,
+    budget: RunBudget | None,
+    gates: Sequence[tuple[str, str]],
+) -> None:
     out.print(
         f"dry run: nothing is invoked or written. suite {plan.suite}; lanes {', '.join(plan.lanes) or '-'}; "
         f"conditions {', '.join(plan.conditions) or '-'}; providers {', '.join(plan.providers)}; "
@@ -573,4 +576,8 @@ def _plan_lines(plan: Plan, out: Console) -> None:
     rows += [[i.id.key, short(i.id.fingerprint), i.workspace or "-"] for i in plan.items]
     for line in columns(rows):
         out.print(line, markup=False)
+    if estimate is not None:
+        estimate_lines(estimate, out, budget)
+    for expression, origin in gates:
+        out.print(f"gate: {expression} ({origin})", markup=False)
     out.print(f"total invocations: {len(plan.items)}", markup=False)

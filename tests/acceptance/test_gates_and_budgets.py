@@ -38,11 +38,17 @@ SUITE_WITH_CONDITIONS = """
 """
 
 
-def _stub_run(root: Path, *args: str, env: dict[str, str] | None = None) -> tuple[int, str, str, Path | None]:
-    proc = run_cli("run", "--suite", str(root), "--provider", "stub", *args, cwd=root.parent, env=env)
-    runs = root.parent / "runs"
-    found = sorted(runs.iterdir()) if runs.is_dir() else []
-    return proc.returncode, proc.stdout, proc.stderr, found[-1] if found else None
+def _stub_run(
+    root: Path, *args: str, env: dict[str, str] | None = None, output: str = "runs"
+) -> tuple[int, str, str, Path | None]:
+    """The run's exit code, output and folder; one run per ``output`` (same-second run ids sort at random)."""
+    proc = run_cli(
+        "run", "--suite", str(root), "--provider", "stub", "--output", output, *args, cwd=root.parent, env=env
+    )
+    runs = root.parent / output
+    found = list(runs.iterdir()) if runs.is_dir() else []
+    assert len(found) <= 1, found
+    return proc.returncode, proc.stdout, proc.stderr, found[0] if found else None
 
 
 def _stub_suite(suite_dir: SuiteDir, **extra: str) -> Path:
@@ -103,6 +109,7 @@ def test_exit_1_when_a_gate_fails_or_is_not_shown(suite_dir: SuiteDir) -> None:
         "none",
         "--gate",
         "lift(self-load, none) > 0",
+        output="second",
     )
     assert code == 1
     assert "gate INCONCLUSIVE: lift(self-load, none) > 0" in out
@@ -338,11 +345,11 @@ def test_fail_on_regression_fails_a_run_whose_case_regressed_against_the_baselin
     assert base.returncode == 0, base.stderr
     (base_dir,) = (root.parent / "base").iterdir()
     args = (*select, "--compare-baseline", str(base_dir), "--fail-on-regression")
-    code, out, err, _ = _stub_run(root, *args)
+    code, out, err, _ = _stub_run(root, *args, output="same")
     assert code == 0, (out, err)
     assert "gate PASS: no case regressed against the baseline" in out
     (root / "stubs/c3/self-load.md").write_text("Just sleep 5.\n")  # the same case, now failing every trial
-    code, out, _, run_dir = _stub_run(root, *args)
+    code, out, _, run_dir = _stub_run(root, *args, output="changed")
     assert code == 1, out
     assert "gate FAIL: no case regressed against the baseline — regressed: prompt/c3/self-load/stub" in out
     assert run_dir is not None
