@@ -566,7 +566,7 @@ async def finish(
     Each finisher among ``finishers`` (see ``skillgym.finishers``) adds its part to run.finish first.
     """
     interrupted = scheduled.interrupted
-    if interrupted:
+    if interrupted or budget is not None:  # a budget that ended the run leaves cells short, as a Ctrl-C does
         brackets.close_open()
     counts = counts_of(results)
     # The finishers (token snapshots) change the verdict only through their gate: --snapshot-enforce

@@ -254,16 +254,22 @@ def test_a_budget_stops_new_trials_and_a_larger_one_resumes(suite_dir: SuiteDir,
     root = _stub_suite(suite_dir)
     agent = _cost_agent(tmp_path, {"type": "result", "text": "I would wait", "cost_usd": 0.01})
     args = ("--case", "c0", "--case", "c1", "--condition", "none", "--trials", "3", "--concurrency", "1")
-    proc = run_agent(root, agent, *args, "--budget-usd", "0.035")
-    # Three trials spend $0.03; the fourth could take $0.01 more, past $0.035: nothing new starts.
+    proc = run_agent(root, agent, *args, "--budget-usd", "0.025")
+    # Two trials spend $0.02; the third could take $0.01 more, past $0.025: nothing new starts.
     assert proc.returncode == 0, proc.stderr
-    assert "3 trials: 3 passed" in proc.stdout
-    assert "budget: the next trial (prompt/c1/none/command/trial-1) could spend $0.0100" in proc.stdout
+    assert "2 trials: 2 passed" in proc.stdout
+    assert "budget: the next trial (prompt/c0/none/command/trial-3) could spend $0.0100" in proc.stdout
     (run_dir,) = (root.parent / "runs").iterdir()
     report = json.loads((run_dir / "report.json").read_text())
-    assert report["budget"]["spent_usd"] == 0.03
-    assert [(c["case_id"], c["finished"], c["planned"]) for c in report["budget"]["short"]] == [("c1", 0, 3)]
-    assert "The budget ($0.0350) ended this run" in (run_dir / "report.md").read_text()
+    assert report["budget"]["spent_usd"] == 0.02
+    short = [(c["case_id"], c["finished"], c["planned"]) for c in report["budget"]["short"]]
+    assert short == [("c0", 2, 3), ("c1", 0, 3)]
+    assert "The budget ($0.0250) ended this run" in (run_dir / "report.md").read_text()
+    events = [json.loads(line) for line in (run_dir / "events.jsonl").read_text().splitlines()]
+    opened = [e["case_id"] for e in events if e["type"] == "case.start"]
+    closed = [e["case_id"] for e in events if e["type"] == "case.finish"]
+    assert opened == closed == ["c0"]  # a case the budget left short is closed all the same
+    assert [e["type"] for e in events][-2:] == ["lane.finish", "run.finish"]
     resumed = run_cli("run", "--resume", str(run_dir), "--budget-usd", "1", cwd=root.parent)
     assert resumed.returncode == 0, resumed.stderr
     assert "6 trials: 6 passed" in resumed.stdout
