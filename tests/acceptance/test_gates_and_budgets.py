@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import signal
 import sys
+import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from pathlib import Path
 
@@ -90,12 +91,18 @@ def test_exit_1_when_a_gate_fails_or_is_not_shown(suite_dir: SuiteDir) -> None:
     root = _stub_suite(
         suite_dir, **{"gates.py": 'from skillgym import gate\n\ngate("pass_rate(prompt, none) >= 0.5")\n'}
     )
-    code, out, _, run_dir = _stub_run(root, "--trials", "2")
+    code, out, _, run_dir = _stub_run(root, "--trials", "2", "--reporter", "junit")
     assert code == 1
     assert "gate FAIL: pass_rate(prompt, none) >= 0.5" in out
     assert run_dir is not None
     (gate,) = json.loads((run_dir / "report.json").read_text())["gates"]
     assert gate["origin"].endswith("gates.py:3")
+    suites = {s.get("name"): s for s in ET.parse(run_dir / "junit.xml").getroot()}
+    (case,) = suites["gates"]
+    assert case.get("name") == "pass_rate(prompt, none) >= 0.5"
+    assert case[0].tag == "failure" and case[0].get("message", "").startswith(
+        "failed: prompt/stub: pass rate 0%"
+    )
     # Two cases cannot show a lift: inconclusive with nothing but the agent's own results behind it is a 1.
     code, out, _, _ = _stub_run(
         root,
