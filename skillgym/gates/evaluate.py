@@ -129,15 +129,36 @@ def _pass_rate(spec: GateSpec, report: Report) -> list[GatePart]:
     return parts
 
 
+def _applies(spec: GateSpec, report: Report) -> bool:
+    """Whether the run has trials under each condition the gate names (in its lane and provider, if given)."""
+    a = spec.arguments
+    wanted = (a["treatment"], a["control"]) if spec.metric == "lift" else (a["condition"],)
+    ran = {
+        s.condition
+        for s in report.cases
+        if a.get("lane", s.lane) == s.lane
+        and a.get("provider", s.provider) == s.provider
+        and a.get("case", s.case_id) == s.case_id
+    }
+    return all(condition in ran for condition in wanted)
+
+
 def evaluate_gate(spec: GateSpec, report: Report) -> GateResult:
     """``spec`` judged on ``report``; skipped when the run has none of what it names (another lane's gate)."""
-    parts = _lift(spec, report) if spec.metric == "lift" else _pass_rate(spec, report)
-    if not parts:
+    if not _applies(spec, report):
         return GateResult(
             expression=spec.expression,
             origin=spec.origin,
             status="skipped",
             detail="this run has no trial it applies to",
+        )
+    parts = _lift(spec, report) if spec.metric == "lift" else _pass_rate(spec, report)
+    if not parts:  # the conditions ran, but never on one case together
+        return GateResult(
+            expression=spec.expression,
+            origin=spec.origin,
+            status="inconclusive",
+            detail="no case ran under both conditions, so there is no paired lift",
         )
     status = _worst([p.status for p in parts])
     errors = sum(p.errors for p in parts)

@@ -163,3 +163,12 @@ def test_the_regression_gate_fails_on_a_regressed_case_and_passes_otherwise() ->
     assert same.status == "passed"
     missing = regression_gate(None, "not found")
     assert missing.blocked_by_errors
+
+
+def test_a_lift_gate_is_skipped_without_both_conditions_and_open_without_a_pair() -> None:
+    only_none = _report([_trial(f"c{i}", "none", 1, "failed") for i in range(4)])
+    assert evaluate_gate(parse_gate("lift(self-load, none) > 0"), only_none).status == "skipped"
+    apart = _report([_trial("a", "self-load", 1, "passed"), _trial("b", "none", 1, "failed")])
+    gate = evaluate_gate(parse_gate("lift(self-load, none) > 0"), apart)
+    assert gate.status == "inconclusive"
+    assert "no case ran under both conditions" in gate.detail
