@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import json
+import subprocess
 from pathlib import Path
 
 import nox
@@ -82,9 +84,31 @@ def snapshots(session: nox.Session) -> None:
 
 def _run(session: nox.Session, *selection: str) -> None:
     _install(session, "-e", ".")
-    # Exit 1 means the run finished and some trials failed: that is a measurement, not a broken session.
-    # Bad input (2) and interruptions (130) still fail the session.
-    session.run("skillgym", "run", *selection, *session.posargs, success_codes=[0, 1])
+    # The session's success follows the run's exit code. 0 passes; 2 (bad input), 3 (inconclusive: errors
+    # that are not the agent's left too little data) and 130 (interrupted) fail. 1 fails when the run judges
+    # gates (one failed); without gates it means some trials failed, a finished measurement, and passes.
+    codes = [0] if _judges_gates(session, selection) else [0, 1]
+    session.run("skillgym", "run", *selection, *session.posargs, success_codes=codes)
+
+
+def _judges_gates(session: nox.Session, selection: tuple[str, ...]) -> bool:
+    """Whether the run has gates (the suite's gate(...), --gate, --fail-on-regression), as its own dry run
+    says; a dry run that fails (bad input, or --resume, which takes no --dry-run) counts as gated: strict."""
+    try:
+        plan = session.run(
+            "skillgym",
+            "run",
+            *selection,
+            *session.posargs,
+            "--dry-run",
+            "--json",
+            silent=True,
+            stderr=subprocess.DEVNULL,
+            log=False,
+        )
+        return bool(json.loads(plan or "{}").get("gates", True))
+    except (nox.command.CommandFailed, ValueError):
+        return True
 
 
 @nox.session

@@ -20,8 +20,11 @@ from .commands import export as export_command
 from .commands import import_evals as import_command
 from .commands import plan as plan_command
 from .console import columns, make_console
+from .cost.cli import add_cost_flags, dry_run_estimate, estimate_lines, run_budget, run_prices, snapshot_dir
 from .errors import ExitCode, SkillgymError, UsageError
 from .fingerprint import short
+from .gates.cli import add_gate_flags, gate_lines, run_gates, step_summary, write_step_summary
+from .gates.evaluate import REGRESSION
 from .loader import load_suite
 from .model import LANES, WorkspacePreset
 from .plan import Plan, build_plan
@@ -42,6 +45,8 @@ from .snapshots.commands import (
 )
 
 if TYPE_CHECKING:
+    from .cost.estimate import RunEstimate
+    from .cost.model import RunBudget
     from .runner import RunOptions, RunOutcome
     from .shard import ShardSpec
 
@@ -177,6 +182,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     add_run_flags(run)
     add_shard_flags(run)
+    add_cost_flags(run)
+    add_gate_flags(run)
     report = sub.add_parser("report", help="rebuild report.json and report.md from a run's events.jsonl")
     report.add_argument("run_dir", type=Path, metavar="RUN_DIR")
     add_snapshots_parser(sub)
@@ -311,6 +318,9 @@ _PLAN_FLAGS = (
     *ADAPTIVE_FLAGS,
     "shard",
     "shard_by",
+    "gate",
+    "fail_on_regression",
+    "prices",
 )
 
 
@@ -350,6 +360,9 @@ def _run(args: argparse.Namespace, out: Console) -> int:
             "(skillgym merge OUT SHARD_DIR...), then run `skillgym snapshots check --run OUT` (or update)"
         )
     problems = suite_path_problems(plan, suite)
+    gates = run_gates(args, suite, plan)  # a malformed --gate is an error before anything runs
+    prices, price_files = run_prices(suite, args.prices)
+    budget = run_budget(args)
     settings = ProviderSettings(
         replay_source=args.replay_source, agent_command=args.agent_command, model=args.model
     )
@@ -363,9 +376,21 @@ def _run(args: argparse.Namespace, out: Console) -> int:
             plan, _ = _sharded(args, plan, RunOptions(**_result_options(args)))
         # The plan is still worth seeing when only the provider's material is missing: it says which.
         secrets = suite_secrets(suite, secret_values(os.environ))
-        _print_plan(plan, out, as_json=args.json, secrets=secrets, unplayable=unplayable)
+        estimate = dry_run_estimate(plan, args, prices)
+        _print_plan(
+            plan,
+            out,
+            as_json=args.json,
+            secrets=secrets,
+            unplayable=unplayable,
+            estimate=estimate,
+            budget=budget,
+            gates=[(g.expression, g.origin) for g in gates]
+            + ([(REGRESSION, "--fail-on-regression")] if args.fail_on_regression else []),
+        )
         return ExitCode.OK
     # The engine is imported only when a run really starts: `list` and `--dry-run` stay fast.
+    from .gates.step import GateStep
     from .launch import build_reporters, run_dir_of, start_run
     from .providers.cassette import check_record_paths
     from .providers.command import with_absolute_program
@@ -398,6 +423,12 @@ def _run(args: argparse.Namespace, out: Console) -> int:
         network=args.network,
         sandbox_writable=_existing_folders(args.sandbox_writable, flag="--sandbox-writable"),
         plan_settings=plan_settings(policy, threshold, args.aa),
+        prices=prices,
+        price_files=price_files,
+        budget=budget,
+        snapshot_dir=str(snapshot_dir(args).resolve()),
+        gates=tuple(args.gate),
+        fail_on_regression=args.fail_on_regression,
     )
     plan, spec = _sharded(args, plan, options)
     options = msgspec.structs.replace(options, shard=spec)
@@ -411,6 +442,8 @@ def _run(args: argparse.Namespace, out: Console) -> int:
     )
     if problems or unplayable:  # after the flags: a typo is named first, then the suite's files
         raise PlanPathError(problems + unplayable)
+    if spec is None:  # a shard sees part of the trials: `skillgym merge` judges the gates on the whole
+        subscribers.append(GateStep(plan, gates, baseline=baseline, fail_on_regression=args.fail_on_regression))
     if options.sandbox == "none":
         make_console(stderr=True).print(UNSANDBOXED_WARNING, markup=False)
     outcome = start_run(plan, suite, options, subscribers, snapshots=snapshots)
@@ -469,6 +502,7 @@ def _closing_lines(outcome: RunOutcome, reporters: Sequence[str], out: Console) 
         # The console reporter already ended with the summary table and the report path.
         for line in reasons:
             out.print(line, markup=False)
+        _spend_lines(outcome, out)
         return
     c = outcome.counts
     out.print(
@@ -483,7 +517,36 @@ def _closing_lines(outcome: RunOutcome, reporters: Sequence[str], out: Console) 
         out.print(f"{warned} trial(s) finished with warnings: see Warnings in report.md", markup=False)
     for line in reasons:
         out.print(line, markup=False)
+    _spend_lines(outcome, out)
     out.print(f"report: {Path(outcome.run_dir) / 'report.md'}", markup=False)
+
+
+def _spend_lines(outcome: RunOutcome, out: Console) -> None:
+    """Cost, budget and gates: the closing lines every run shows, and the GitHub step summary."""
+    from .cost.summary import build_cost_report, cost_line
+    from .report import load_report
+
+    end = outcome.finish
+    line = cost_line(build_cost_report(outcome.results))
+    if line is not None:
+        out.print(line, markup=False)
+    if end.budget is not None:
+        out.print(
+            f"budget: {end.budget.reason}; {len(end.budget.short)} cell(s) short of their trials. "
+            f"Continue with: skillgym run --resume {outcome.run_dir} "
+            + " ".join(f"--budget-{m} LARGER" for m in end.budget.budget.measures),
+            markup=False,
+        )
+    gate_lines(end.gates, outcome.exit_code, out)
+    if os.environ.get("GITHUB_STEP_SUMMARY"):
+        try:
+            report = load_report(Path(outcome.run_dir))
+        except UsageError as exc:
+            problem: str | None = f"no step summary: {exc}"
+        else:
+            problem = write_step_summary(step_summary(report, outcome.exit_code, outcome.run_dir), os.environ)
+        if problem is not None:
+            make_console(stderr=True).print(f"skillgym: warning: {problem}", markup=False)
 
 
 def _resume(args: argparse.Namespace, out: Console, reporters: list[str]) -> int:
@@ -503,6 +566,8 @@ def _resume(args: argparse.Namespace, out: Console, reporters: list[str]) -> int
         reporter_output=args.reporter_output,
         argv=tuple(sys.argv),
         secrets=secret_values(os.environ),
+        budget_usd=args.budget_usd,
+        budget_tokens=args.budget_tokens,
     )
     if isinstance(outcome, FinishedRun):
         c = outcome.counts
@@ -538,7 +603,15 @@ def _redacted(preset: WorkspacePreset) -> WorkspacePreset:
 
 
 def _print_plan(
-    plan: Plan, out: Console, *, as_json: bool, secrets: tuple[str, ...], unplayable: Sequence[str] = ()
+    plan: Plan,
+    out: Console,
+    *,
+    as_json: bool,
+    secrets: tuple[str, ...],
+    unplayable: Sequence[str] = (),
+    estimate: RunEstimate | None = None,
+    budget: RunBudget | None = None,
+    gates: Sequence[tuple[str, str]] = (),
 ) -> None:
     plan = msgspec.structs.replace(plan, presets=tuple(_redacted(p) for p in plan.presets))
     plan = scrub_struct(plan, secrets)  # a secret under a harmless name, or marked with skillgym.secret()
@@ -547,15 +620,24 @@ def _print_plan(
         doc["dry_run"] = True
         doc["invocations"] = len(plan.items)
         doc["unplayable"] = list(unplayable)
+        doc["estimate"] = msgspec.to_builtins(estimate) if estimate is not None else None
+        doc["gates"] = [{"expression": expression, "origin": origin} for expression, origin in gates]
         out.out(msgspec.json.encode(doc).decode(), highlight=False)
         return
-    _plan_lines(plan, out)
+    _plan_lines(plan, out, estimate=estimate, budget=budget, gates=gates)
     err = make_console(stderr=True)
     for problem in unplayable:
         err.print(f"skillgym: warning: a run would refuse this plan: {problem}", markup=False)
 
 
-def _plan_lines(plan: Plan, out: Console) -> None:
+def _plan_lines(
+    plan: Plan,
+    out: Console,
+    *,
+    estimate: RunEstimate | None,
+    budget: RunBudget | None,
+    gates: Sequence[tuple[str, str]],
+) -> None:
     out.print(
         f"dry run: nothing is invoked or written. suite {plan.suite}; lanes {', '.join(plan.lanes) or '-'}; "
         f"conditions {', '.join(plan.conditions) or '-'}; providers {', '.join(plan.providers)}; "
@@ -579,4 +661,8 @@ def _plan_lines(plan: Plan, out: Console) -> None:
     rows += [[i.id.key, short(i.id.fingerprint), i.workspace or "-"] for i in plan.items]
     for line in columns(rows):
         out.print(line, markup=False)
+    if estimate is not None:
+        estimate_lines(estimate, out, budget)
+    for expression, origin in gates:
+        out.print(f"gate: {expression} ({origin})", markup=False)
     out.print(f"total invocations: {len(plan.items)}", markup=False)

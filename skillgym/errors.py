@@ -8,9 +8,12 @@ from enum import IntEnum
 class ExitCode(IntEnum):
     """What ``skillgym`` exits with; the README's exit-code table states the same."""
 
-    OK = 0  # every trial passed (and no gate failed)
-    FAILED = 1  # the run finished and a trial or a gate failed: a measurement, not a broken run
+    OK = 0  # every gate passed; without gates, every trial passed
+    FAILED = 1  # a gate failed (or was not shown); without gates, a trial failed by the agent's doing
     USAGE = 2  # bad input or configuration: nothing ran, or nothing more was written
+    # Errors that are not the agent's (an outage, the environment, the grader, the budget) left a gate or the
+    # verdicts without enough data: neither a pass nor a fail; run again (or --resume with a larger budget).
+    INCONCLUSIVE = 3
     INTERRUPTED = 130  # Ctrl-C or SIGTERM: finished trials and the report are kept
 
 

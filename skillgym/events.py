@@ -6,6 +6,8 @@ from typing import Any, TypeAlias
 
 import msgspec
 
+from .cost.model import BudgetStop
+from .gates.model import GateResult
 from .identity import TrialId
 from .model import Data, Lane
 from .results import TrialResult
@@ -131,6 +133,8 @@ class RunFinish(_Event, frozen=True, kw_only=True, tag="run.finish"):
     tokens: TokenReport | None = None  # absent when no trial reported usage
     snapshots: SnapshotOutcome = NoSnapshotStep()
     notes: tuple[str, ...] = ()
+    gates: tuple[GateResult, ...] = ()  # the CI gates, judged on the run's statistics
+    budget: BudgetStop | None = None  # set when --budget-usd or --budget-tokens ended the run
 
 
 Event: TypeAlias = (

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Literal, Protocol, TypeAlias, runtime_checkable
 
+from .gates.model import GateResult
 from .model import Data
 from .results import TrialResult
 from .snapshots.model import NoSnapshotStep, SnapshotOutcome
@@ -35,6 +36,7 @@ class FinishPart(Data, frozen=True, kw_only=True):
     snapshots: SnapshotOutcome = NoSnapshotStep()
     notes: tuple[str, ...] = ()  # what every reporter shows beside the counts (junit: a property each)
     gate: Gate = "pass"
+    gates: tuple[GateResult, ...] = ()  # the run's CI gates, judged (see skillgym.gates)
 
 
 @runtime_checkable
@@ -57,6 +59,7 @@ def merge_parts(parts: Iterable[FinishPart]) -> FinishPart:
         ),
         notes=tuple(note for p in parts for note in p.notes),
         gate=max((p.gate for p in parts), key=GATES.index, default="pass"),
+        gates=tuple(g for p in parts for g in p.gates),
     )
 
 

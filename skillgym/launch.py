@@ -14,9 +14,12 @@ from .adaptive import resumed_policy, with_aa
 from .bus import Subscriber
 from .claim import claim_run_dir
 from .console import make_console
+from .cost.budget import replace_budget
+from .cost.prices import load_prices
 from .errors import UsageError
 from .eventlog import RunLog, mend_tail, read_run_log
 from .events import Counts
+from .gates.step import recorded_gate_step
 from .loader import load_suite
 from .model import Data, Suite
 from .plan import Plan, build_plan
@@ -111,10 +114,14 @@ def resume_run(
     reporter_output: str | None,
     argv: tuple[str, ...],
     secrets: tuple[str, ...],
+    budget_usd: float | None = None,
+    budget_tokens: int | None = None,
 ) -> RunOutcome | FinishedRun:
     """Continue an interrupted run: same plan and settings, finished trials (same fingerprint) kept.
 
     A run with nothing left to do is left as it is (see ``_finished``): resuming it twice writes nothing.
+    ``budget_usd`` and ``budget_tokens`` replace the recorded budget's measures (a larger budget continues
+    a run the budget ended); the recorded gates, prices and budget are otherwise the run's own.
     """
     with claim_run_dir(run_dir):  # before the log is read or mended: nobody else may be writing it
         log = read_run_log(run_dir)
@@ -156,6 +163,7 @@ def resume_run(
                 model=start.model,
             ),
         )
+        price_files = tuple(Path(p) for p in settings.get("prices") or ())
         options = RunOptions(
             output=str(run_dir.parent),
             concurrency=concurrency or start.concurrency,
@@ -175,6 +183,12 @@ def resume_run(
             plan_settings={
                 k: settings[k] for k in ("trials_policy", "decision_threshold", "aa") if k in settings
             },
+            prices=load_prices(price_files),
+            price_files=tuple(str(p) for p in price_files),
+            budget=replace_budget(settings.get("budget"), budget_usd, budget_tokens),
+            snapshot_dir=settings.get("snapshot_dir") or "snapshots",
+            gates=tuple(settings.get("gates") or ()),
+            fail_on_regression=bool(settings.get("fail_on_regression", False)),
         )
         baseline = load_report(Path(start.baseline_report)) if start.baseline_report else None
         subscribers = build_reporters(
@@ -185,6 +199,7 @@ def resume_run(
             baseline=baseline,
         )
         subscribers.append(SnapshotStep(suite, None))  # the token section; --snapshot-* is refused here
+        subscribers.append(recorded_gate_step(plan, suite, settings, baseline=baseline))
         mend_tail(run_dir)
         if options.sandbox == "none":
             make_console(stderr=True).print(UNSANDBOXED_WARNING, markup=False)

@@ -364,6 +364,21 @@ class Fixture(Data, frozen=True, kw_only=True):
     path: str
 
 
+GateMetric: TypeAlias = Literal["lift", "pass_rate"]
+GateOperator: TypeAlias = Literal[">", ">=", "<", "<="]
+
+
+class GateSpec(Data, frozen=True, kw_only=True):
+    """One parsed gate: the metric, its arguments by parameter name, the comparison and the threshold."""
+
+    expression: str  # as written, for reports
+    metric: GateMetric
+    arguments: dict[str, str]
+    operator: GateOperator
+    threshold: float
+    origin: str = "--gate"  # where it was declared: the command line, or suite.py's file:line
+
+
 class Suite(Data, frozen=True, kw_only=True):
     """A loaded, validated suite: everything a plan needs, in registration order."""
 
@@ -376,3 +391,4 @@ class Suite(Data, frozen=True, kw_only=True):
     anti_patterns: tuple[AntiPatternRule, ...] = ()
     secrets: tuple[str, ...] = ()  # the values the suite marked with skillgym.secret(), in order
     trials: TrialPolicy | None = None  # the suite's default trials (skillgym.trials()); None: one
+    gates: tuple[GateSpec, ...] = ()  # gate(...) in suite.py: judged at the end of every run

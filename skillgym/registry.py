@@ -19,6 +19,7 @@ from .model import (
     ExecutionCase,
     Fixture,
     FixtureLogContains,
+    GateSpec,
     Skill,
     SkillInstall,
     Suite,
@@ -32,7 +33,7 @@ _T = TypeVar("_T", Case, Condition, WorkspacePreset, Skill, AntiPatternRule)
 class Mark(msgspec.Struct, frozen=True):
     """A registry position to roll back to when a suite file fails to load."""
 
-    sizes: tuple[int, int, int, int, int, int]
+    sizes: tuple[int, int, int, int, int, int, int]
     replace_defaults: str | None = None
     trials: tuple[TrialPolicy, str] | None = None
 
@@ -51,9 +52,18 @@ class Registry:
         self._replace_defaults: str | None = None
         self._secrets: dict[str, None] = {}  # the values marked with skillgym.secret(), in order
         self._trials: tuple[TrialPolicy, str] | None = None  # skillgym.trials(): the default and where
+        self._gates: dict[str, GateSpec] = {}  # gate(...) in suite.py, by expression
 
     def _tables(self) -> tuple[dict[str, Any], ...]:
-        return self._cases, self._conditions, self._presets, self._skills, self._anti_patterns, self._secrets
+        return (
+            self._cases,
+            self._conditions,
+            self._presets,
+            self._skills,
+            self._anti_patterns,
+            self._secrets,
+            self._gates,
+        )
 
     @staticmethod
     def _add(table: dict[str, _T], kind: str, key: str, item: _T) -> None:
@@ -96,6 +106,16 @@ class Registry:
             )
         self._trials = (policy, origin)
 
+    def add_gate(self, gate: GateSpec) -> None:
+        previous = self._gates.get(gate.expression)
+        if previous is not None:
+            raise DefinitionError(
+                f"duplicate gate {gate.expression!r}: first declared at {previous.origin}, again at "
+                f"{gate.origin}; drop one of them",
+                origin=gate.origin,
+            )
+        self._gates[gate.expression] = gate
+
     def add_secret(self, value: str) -> None:
         self._secrets[value] = None
 
@@ -109,8 +129,8 @@ class Registry:
         return tuple(self._secrets)
 
     def mark(self) -> Mark:
-        a, b, c, d, e, f = (len(t) for t in self._tables())
-        return Mark(sizes=(a, b, c, d, e, f), replace_defaults=self._replace_defaults, trials=self._trials)
+        a, b, c, d, e, f, g = (len(t) for t in self._tables())
+        return Mark(sizes=(a, b, c, d, e, f, g), replace_defaults=self._replace_defaults, trials=self._trials)
 
     def rollback(self, mark: Mark) -> None:
         """Forget everything registered since ``mark`` (dicts keep insertion order)."""
@@ -143,6 +163,7 @@ class Registry:
             anti_patterns=tuple(self._anti_patterns.values()),
             secrets=tuple(self._secrets),
             trials=self._trials[0] if self._trials is not None else None,
+            gates=tuple(self._gates.values()),
         )
 
     def _effective_conditions(self) -> tuple[Condition, ...]:

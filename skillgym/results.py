@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Final, Literal, TypeAlias
 
+from .cost.prices import Cost
 from .identity import TrialId
 from .model import Data, Severity
 from .trace import TokenUsage
@@ -122,6 +123,8 @@ class TrialResult(Data, frozen=True, kw_only=True):
     error_message: str | None = None
     grade: Grade | None = None
     usage: TokenUsage | None = None
+    # Dollars: the agent CLI's own figure, else the usage at the price table's prices; None when unknown.
+    cost: Cost | None = None
     warnings: tuple[str, ...] = ()
     started_at: float
     finished_at: float

@@ -21,6 +21,10 @@ import msgspec
 from . import __version__
 from .bus import EventBus, Subscriber, running_bus
 from .claim import claim_run_dir
+from .cost.budget import BudgetGate, check_budget
+from .cost.estimate import estimate_plan, per_trial
+from .cost.model import BudgetStop, RunBudget
+from .cost.prices import PriceTable, load_prices, price_layers
 from .errors import ExitCode, SkillgymError
 from .events import (
     CaseFinish,
@@ -35,6 +39,7 @@ from .events import (
 )
 from .files import write_atomic
 from .finishers import finish_parts
+from .gates.step import run_exit_code
 from .hashing import skill_hash
 from .identity import Group
 from .model import Case, Data, Lane, Suite
@@ -77,6 +82,12 @@ class RunOptions(Data, frozen=True, kw_only=True):
     sandbox_writable: tuple[str, ...] = ()  # absolute folders every trial may also write
     plan_settings: dict[str, Any] = {}  # how the plan was made beyond run.start's fields (adaptive, A/A)
     shard: ShardSpec | None = None  # `run --shard I/N`: the plan given is this part of the whole
+    prices: PriceTable | None = None  # the merged price table (default, suite's, --prices)
+    price_files: tuple[str, ...] = ()  # the override files it merged, absolute: a resume merges them again
+    budget: RunBudget | None = None  # --budget-usd / --budget-tokens
+    snapshot_dir: str = "snapshots"  # where a budget finds per-cell estimates before a cell has finished
+    gates: tuple[str, ...] = ()  # --gate, as given: a resume judges them again
+    fail_on_regression: bool = False
 
 
 class RunOutcome(Data, frozen=True, kw_only=True):
@@ -293,6 +304,14 @@ async def execute(
     """
     sandbox = await check_sandbox(options.sandbox)
     providers, notes = await detected(plan, suite, options)
+    if options.prices is None:  # a library caller's run: the packaged table and the suite's own
+        options = msgspec.structs.replace(options, prices=load_prices(price_layers(suite.root, None)))
+    check_budget(plan, providers, options.budget, options.prices)
+    budget = None
+    if options.budget is not None:
+        prices = options.prices or PriceTable(models={})
+        estimates = per_trial(estimate_plan(plan, Path(options.snapshot_dir), prices))
+        budget = BudgetGate(options.budget, done, estimates)
     run_id = options.run_id or new_run_id()
     run_dir = (run_dir or Path(options.output) / run_id).resolve()
     try:
@@ -315,10 +334,13 @@ async def execute(
             await replay_kept(run, done, brackets, bus)
             finished_keys = {r.id.key for r in done}
             todo = [i for i in plan.items if i.id.key not in finished_keys]
-            scheduled = await schedule(run, todo, brackets, bus, done=done)
+            scheduled = await schedule(run, todo, brackets, bus, done=done, budget=budget)
             results = [*done, *scheduled.results]
             took = time.monotonic() - t0
-            end = await finish(run, results, scheduled, brackets, bus, duration_s=took, finishers=subscribers)
+            stopped = budget.outcome(plan.items, results) if budget is not None else None
+            end = await finish(
+                run, results, scheduled, brackets, bus, duration_s=took, finishers=subscribers, budget=stopped
+            )
     if scheduled.output_error is not None:
         raise OutputError(
             f"the run directory stopped being writable during the run ({scheduled.output_error}); "
@@ -359,6 +381,7 @@ def run_context(
         sandbox=sandbox or make_backend("none"),
         network=options.network,
         sandbox_writable=options.sandbox_writable,
+        prices=options.prices,
     )
     if options.concurrency is None:
         chosen = min((default_concurrency(p) for p in providers.values()), default=DEFAULT_CONCURRENCY)
@@ -422,6 +445,11 @@ def run_settings(options: RunOptions, plan: Plan) -> dict[str, Any]:
         "sandbox": options.sandbox,
         "network": options.network,
         "sandbox_writable": list(options.sandbox_writable),
+        "prices": list(options.price_files),
+        "budget": msgspec.to_builtins(options.budget) if options.budget is not None else None,
+        "snapshot_dir": options.snapshot_dir,
+        "gates": list(options.gates),
+        "fail_on_regression": options.fail_on_regression,
         **options.plan_settings,
         # The adaptive cases and their policies: the report judges their stopping from these alone.
         **({"auto": msgspec.to_builtins(plan.auto)} if plan.auto else {}),
@@ -456,6 +484,7 @@ async def schedule(
     bus: EventBus,
     *,
     done: Sequence[TrialResult] = (),
+    budget: BudgetGate | None = None,
 ) -> Scheduled:
     """Run ``todo`` with --concurrency agents at a time, until done, stopped by a signal, or unwritable.
 
@@ -475,7 +504,9 @@ async def schedule(
     )
     pending = make_schedule(run.plan, todo, done, slots.total)
     async with background_removal() as leftovers, anyio.create_task_group() as tg:
-        workers = _Workers(run, pending, brackets, bus, slots=slots, stop=stop, scope=tg.cancel_scope)
+        workers = _Workers(
+            run, pending, brackets, bus, slots=slots, stop=stop, scope=tg.cancel_scope, budget=budget
+        )
         tg.start_soon(_watch_signals, tg.cancel_scope, stop)
         async with anyio.create_task_group() as trials:
             for number in range(min((2 if ahead else 1) * slots.total, len(todo))):
@@ -505,8 +536,10 @@ class _Workers:
         slots: AgentSlots,
         stop: _Stop,
         scope: anyio.CancelScope,
+        budget: BudgetGate | None = None,
     ) -> None:
         self.run, self.brackets, self.bus = run, brackets, bus
+        self.budget = budget
         self.slots, self.stop, self.scope = slots, stop, scope
         self.pending = pending
         for item in pending.settled_unstarted():
@@ -527,6 +560,8 @@ class _Workers:
             # reporters get their turn, and cancellation lands here. Then wait for slow reporters.
             await anyio.lowlevel.checkpoint()
             await bus.room()
+            if self.budget is not None and not await self.budget.admit(item):
+                break  # the budget ended the run: nothing new starts, and the other workers see it too
             case = run.cases[item.id.case_id]
             self.brackets.before(item, workspace_plan(run.suite, case, item, run.settings))
             try:
@@ -539,6 +574,8 @@ class _Workers:
                 self._stop_run(f"{exc.filename or run.run_dir}: {exc.strerror or exc}")
                 return
             self.results.append(result)
+            if self.budget is not None:
+                self.budget.finished(result)
             self.brackets.after(result)
             for skipped in self.pending.finished(result):
                 self.brackets.drop(skipped)
@@ -559,19 +596,28 @@ async def finish(
     *,
     duration_s: float,
     finishers: Sequence[object] = (),
+    budget: BudgetStop | None = None,
 ) -> RunFinish:
     """Close what an interruption left open, judge the run and publish run.finish; that event.
 
     Each finisher among ``finishers`` (see ``skillgym.finishers``) adds its part to run.finish first.
     """
     interrupted = scheduled.interrupted
-    if interrupted:
+    if interrupted or budget is not None:  # a budget that ended the run leaves cells short, as a Ctrl-C does
         brackets.close_open()
     counts = counts_of(results)
     # The finishers (token snapshots) change the verdict only through their gate: --snapshot-enforce
     # fails a run on a regression, and a snapshot file that cannot be read or written is exit 2.
     part = await finish_parts(finishers, results, run_id=run.run_id, interrupted=interrupted)
-    exit_code = run_exit_code(counts, part.gate, interrupted=interrupted)
+    exit_code = run_exit_code(
+        results,
+        part.gates,
+        interrupted=interrupted,
+        failed_step=part.gate == "fail",
+        budget_stopped=budget is not None,
+    )
+    if part.gate == "error":
+        exit_code = ExitCode.USAGE
     if scheduled.output_error is not None:
         exit_code = OutputError.exit_code
     end = RunFinish(
@@ -584,17 +630,10 @@ async def finish(
         tokens=part.tokens,
         snapshots=part.snapshots,
         notes=part.notes,
+        gates=part.gates,
+        budget=budget,
     )
     return await bus.publish(end)
-
-
-def run_exit_code(counts: Counts, gate: str, *, interrupted: bool) -> int:
-    """A finished run's exit code: every trial passed and the finishers' gate passed, or why not."""
-    if gate == "error":
-        return ExitCode.USAGE
-    if interrupted:
-        return ExitCode.INTERRUPTED
-    return ExitCode.OK if counts.passed == counts.total and gate == "pass" else ExitCode.FAILED
 
 
 class _Stop:

@@ -21,6 +21,7 @@ from typing import Any, Literal, TypeAlias
 import anyio
 import msgspec
 
+from .cost.prices import Cost, PriceTable, trial_cost
 from .errors import SkillgymError
 from .files import write_atomic
 from .grading import GradeContext, grade
@@ -62,6 +63,7 @@ class TrialSettings(msgspec.Struct, frozen=True, kw_only=True):
     sandbox: SandboxBackend = NoSandbox()  # checked before the run: it works here
     network: Network | None = None  # --network; None: each provider's own
     sandbox_writable: tuple[str, ...] = ()  # --sandbox-writable: folders every trial may also write
+    prices: PriceTable | None = None  # what a trial's usage costs when its CLI says nothing; None: unpriced
 
 
 class Trial(msgspec.Struct, frozen=True, kw_only=True):
@@ -412,6 +414,7 @@ async def record(
         error_message=scrub(error[1], trial.secrets) if error else None,
         grade=graded,
         usage=trace.usage if trace else None,
+        cost=_cost(trace, model, settings.prices),
         warnings=tuple(scrub(w, trial.secrets) for w in warnings),
         started_at=started,
         finished_at=finished,
@@ -420,6 +423,12 @@ async def record(
         waited_s=round(waited, 6),
     )
     return _write_result(trial, result)
+
+
+def _cost(trace: Trace | None, model: str | None, prices: PriceTable | None) -> Cost | None:
+    if trace is None:
+        return None
+    return trial_cost(trace.cost_usd, trace.usage, model, prices or PriceTable(models={}))
 
 
 def _write_result(trial: Trial, result: TrialResult) -> TrialResult:

@@ -6,10 +6,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal
 
 from ..errors import DefinitionError
+from ..gates.expression import GateSyntaxError, parse_gate
 from ..model import (
     AntiPatternRule,
     Command,
     Condition,
+    GateSpec,
     Severity,
     Skill,
     SkillInstall,
@@ -227,3 +229,24 @@ def secret(value: str) -> str:
         )
     current_registry().add_secret(value)
     return value
+
+
+def gate(expression: str, /) -> GateSpec:
+    """Declare a CI gate every run of the suite is judged by, as on the command line's ``--gate``.
+
+    ``gate("lift(self-load, none) > 0")`` or ``gate("pass_rate(execution, self-load) >= 0.8")``: it passes
+    only when the whole interval is on the right side (see the README's Gates section). A gate on a lane or
+    condition a run does not include is reported as skipped. A malformed expression stops the load with
+    its file:line and the position of the mistake.
+    """
+    at = caller_origin()
+    if not isinstance(expression, str):
+        raise DefinitionError(
+            f"gate() takes the expression as a string, got {type(expression).__name__}", origin=at
+        )
+    try:
+        declared = parse_gate(expression, origin=at)
+    except GateSyntaxError as exc:
+        raise DefinitionError(str(exc), origin=at) from exc
+    current_registry().add_gate(declared)
+    return declared

@@ -436,11 +436,15 @@ async def _post(
     subscribers: list[Subscriber],
 ) -> RunFinish:
     """Post the merged run's events in plan order, as a run of one trial at a time posts them."""
+    from ..errors import ExitCode
     from ..finishers import finish_parts
-    from ..runner import Brackets, counts_of, run_exit_code
+    from ..gates.step import recorded_gate_step, run_exit_code
+    from ..runner import Brackets, counts_of
     from ..snapshots.step import SnapshotStep
 
-    everyone = [*subscribers, SnapshotStep(suite, None)]  # the token section, as every run has
+    # The token section, as every run has, and the gates the shards were run with.
+    gates = recorded_gate_step(plan, suite, dict(start.settings), baseline=_baseline(start))
+    everyone = [*subscribers, SnapshotStep(suite, None), gates]
     workspaces = {k: w for s in shards for k, w in s.workspaces.items()}
     async with running_bus(*everyone, secrets=secret_values(os.environ)) as bus:
         await bus.publish(start)
@@ -456,11 +460,14 @@ async def _post(
             run_id=start.run_id,
             at=time.time(),
             counts=counts,
-            exit_code=run_exit_code(counts, part.gate, interrupted=False),
+            exit_code=ExitCode.USAGE
+            if part.gate == "error"
+            else run_exit_code(results, part.gates, interrupted=False, failed_step=part.gate == "fail"),
             # The wall time from the first shard's start to the last one's end.
             duration_s=round(max(ends, default=start.at) - start.at, 6),
             tokens=part.tokens,
             snapshots=part.snapshots,
             notes=part.notes,
+            gates=part.gates,
         )
         return await bus.publish(end)

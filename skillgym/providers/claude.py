@@ -47,6 +47,7 @@ class ClaudeProvider(AgentCliProvider):
     login = "a `claude login` session"
     stream_format = CLAUDE_FORMAT
     skill_dirs = (".claude/skills",)
+    reports_cost = True  # its final result line carries total_cost_usd: no price table needed
     passthrough_env = (*CLAUDE_CREDENTIALS, CLAUDE_BASE_URL_VAR)
     home_env = {"CLAUDE_CONFIG_DIR": ".claude"}
 

@@ -40,6 +40,7 @@ class StubProvider:
     name = "stub"
     skill_dirs: tuple[str, ...] = (".claude/skills", ".agents/skills")
     runs_agent: bool = False
+    reports_usage = False  # no agent, no spend: a budget over it could never see one (run.check_budget)
     network: Network = "none"
     sandbox_readable: tuple[str, ...] = ()
     default_concurrency = 16  # no agent: a canned answer, or a trace whose commands run again

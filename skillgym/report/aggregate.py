@@ -8,7 +8,10 @@ from typing import Final, NamedTuple, TypeAlias
 
 import msgspec
 
+from ..cost.model import BudgetStop
+from ..cost.summary import CostReport, build_cost_report
 from ..events import Counts, RunStart
+from ..gates.model import GateResult
 from ..model import LANES, Data, Lane
 from ..paired import Comparison, compare_paired, mcnemar_exact_p
 from ..results import NOT_THE_AGENTS, TrialResult
@@ -322,6 +325,9 @@ class Report(Data, frozen=True, kw_only=True):
     adaptive: AdaptiveSummary | None = None  # --trials auto: why each cell stopped, its sequences
     aa: tuple[AACalibration, ...] = ()  # --aa: the A/A false-positive rate per lane, provider, condition
     shard: str | None = None  # "I/N" for a run of `run --shard I/N`: part of a plan, not all of it
+    cost: CostReport | None = None  # dollars per run and per lane, condition and provider
+    gates: tuple[GateResult, ...] = ()  # from run.finish: the CI gates, judged
+    budget: BudgetStop | None = None  # from run.finish: set when the budget ended the run
 
 
 def _score(result: TrialResult) -> float:
@@ -727,6 +733,7 @@ def build_report(start: RunStart, results: Sequence[TrialResult], *, interrupted
         adaptive=adaptive,
         aa=aa_calibration(ordered, start.conditions, adaptive),
         shard=start.shard.label if start.shard is not None else None,
+        cost=build_cost_report(ordered),
     )
 
 

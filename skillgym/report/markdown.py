@@ -17,6 +17,7 @@ from .mdparts import left_out as _left_out
 from .mdparts import pct as _pct
 from .mdparts import rate_interval as _interval
 from .mdparts import table as _table
+from .spend import budget_section, cost_section, gates_section
 from .tokens import TokenReport, TokenTotals
 
 
@@ -442,7 +443,9 @@ def render_markdown(report: Report) -> str:
             "folder with `skillgym merge OUT SHARD_DIR...` for the whole run's report.",
             "",
         ]
+    out += budget_section(report.budget)
     out += _summary(report)
+    out += gates_section(report.gates)
     out += _condition_section(report)
     out += activation_section(report)
     out += _lane_section(report)
@@ -461,6 +464,7 @@ def render_markdown(report: Report) -> str:
         out += _token_section(report.tokens)
     if report.snapshots is not None:
         out += _snapshot_section(report.snapshots)
+    out += cost_section(report.cost)
     return "\n".join(out).rstrip() + "\n"
 
 

@@ -74,4 +74,6 @@ def report_from(
         report = msgspec.structs.replace(report, baseline=compare_to_baseline(report, baseline))
     if finish is not None and isinstance(finish.snapshots, SnapshotCheck):
         report = msgspec.structs.replace(report, snapshots=finish.snapshots)
+    if finish is not None and (finish.gates or finish.budget is not None):
+        report = msgspec.structs.replace(report, gates=finish.gates, budget=finish.budget)
     return report

@@ -1,14 +1,16 @@
-"""junit.xml for CI systems: one testcase per trial, one testsuite per lane and case."""
+"""junit.xml for CI systems: a testcase per trial, a testsuite per lane and case, and one for the gates."""
 
 from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 
 from ..events import Event, RunFinish, RunStart, TrialFinish
 from ..files import write_atomic
+from ..gates.model import GateResult
 from ..plugins import reporter
 from ..results import TrialResult
 from .base import ReporterContext
@@ -29,8 +31,15 @@ def _escaped(match: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
-def render_junit(run_id: str, results: list[TrialResult], notes: list[str] | None = None) -> bytes:
-    """The JUnit XML document for ``results`` (a failed trial is a failure, an errored one an error)."""
+def render_junit(
+    run_id: str,
+    results: list[TrialResult],
+    notes: list[str] | None = None,
+    gates: Sequence[GateResult] = (),
+) -> bytes:
+    """The JUnit XML document for ``results`` (a failed trial is a failure, an errored one an error), and
+    a ``gates`` testsuite with a testcase per gate: a failed or unshown gate is a failure, one that errors
+    not the agent's left open an error, a skipped one skipped."""
     suites: dict[tuple[str, str], list[TrialResult]] = defaultdict(list)
     for result in results:
         suites[(result.id.lane, result.id.case_id)].append(result)
@@ -69,6 +78,8 @@ def render_junit(run_id: str, results: list[TrialResult], notes: list[str] | Non
                 node.text = _xml_safe("\n".join([r.error_message or "", *reasons]).strip())
             out = ET.SubElement(case, "system-out")
             out.text = f"score {r.grade.score:.3f}" if r.grade is not None else "not graded"
+    if gates:
+        _gate_suite(root, gates, totals)
     for key, value in totals.items():
         root.set(key, str(value))
     if notes:
@@ -78,6 +89,27 @@ def render_junit(run_id: str, results: list[TrialResult], notes: list[str] | Non
     ET.indent(root)
     document: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
     return document + b"\n"
+
+
+def _gate_suite(root: ET.Element, gates: Sequence[GateResult], totals: dict[str, int]) -> None:
+    judged = [g for g in gates if g.status != "skipped"]
+    errors = sum(g.blocked_by_errors for g in judged)
+    failures = sum(g.status in ("failed", "inconclusive") for g in judged) - errors
+    suite = ET.SubElement(
+        root, "testsuite", name="gates", tests=str(len(gates)), failures=str(failures), errors=str(errors)
+    )
+    for gate in gates:
+        case = ET.SubElement(suite, "testcase", classname="gates", name=_xml_safe(gate.expression))
+        message = _xml_safe(f"{gate.status}: {gate.detail}")
+        if gate.status == "skipped":
+            ET.SubElement(case, "skipped", message=message)
+        elif gate.blocked_by_errors:
+            ET.SubElement(case, "error", message=message)
+        elif gate.status != "passed":
+            ET.SubElement(case, "failure", message=message)
+    totals["tests"] += len(gates)
+    totals["failures"] += failures
+    totals["errors"] += errors
 
 
 @reporter
@@ -104,7 +136,8 @@ class JunitReporter:
         elif isinstance(event, RunFinish):
             notes = ["interrupted: not every trial ran"] if event.interrupted else []
             notes += event.notes
-            write_atomic(self.path, render_junit(self._run_id, list(self._results.values()), notes))
+            results = list(self._results.values())
+            write_atomic(self.path, render_junit(self._run_id, results, notes, event.gates))
 
     async def finish(self) -> None:
         return None

@@ -285,9 +285,14 @@ def snapshot_options(args: argparse.Namespace) -> SnapshotOptions | None:
     if args.snapshot_update and args.snapshot_enforce:
         raise UsageError("--snapshot-enforce fails a run on a regression, which only --snapshot-check finds")
     if not (check or args.snapshot_update):
-        if args.snapshot_threshold is not None or args.snapshot_dir is not None:
+        # --snapshot-dir also says where a dry run's and a budget's estimates come from.
+        estimates = getattr(args, "dry_run", False) or any(
+            getattr(args, flag, None) is not None for flag in ("budget_usd", "budget_tokens")
+        )
+        if args.snapshot_threshold is not None or (args.snapshot_dir is not None and not estimates):
             raise UsageError(
-                "--snapshot-threshold and --snapshot-dir need --snapshot-check or --snapshot-update"
+                "--snapshot-threshold and --snapshot-dir need --snapshot-check or --snapshot-update "
+                "(--snapshot-dir also goes with --dry-run and the budget flags)"
             )
         return None
     if getattr(args, "resume", None) is not None:

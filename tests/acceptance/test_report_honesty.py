@@ -75,7 +75,8 @@ def _run(root: Path, *args: str, output: str = "runs", provider: str = "stub") -
     proc = run_cli(
         "run", "--suite", str(root), "--provider", provider, "--output", output, *args, cwd=root.parent
     )
-    assert proc.returncode in (0, 1), proc.stderr
+    # A finished run: 3 when every trial that did not pass errored for reasons not the agent's.
+    assert proc.returncode in (0, 1, 3), proc.stderr
 
 
 def test_a_condition_whose_verifier_broke_is_left_out_not_called_a_regression(suite_dir: SuiteDir) -> None:

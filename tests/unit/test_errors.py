@@ -37,6 +37,7 @@ def test_exit_codes_are_one_enum_and_bad_input_is_2() -> None:
         ("OK", 0),
         ("FAILED", 1),
         ("USAGE", 2),
+        ("INCONCLUSIVE", 3),
         ("INTERRUPTED", 130),
     ]
     assert UsageError("x").exit_code == ExitCode.USAGE == 2

@@ -13,6 +13,7 @@ from tests.conftest import REPO
 EXPECTED = {
     "prompt_case",
     "secret",
+    "gate",
     "execution_case",
     "dogfood_case",
     "skill",
