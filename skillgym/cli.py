@@ -443,7 +443,9 @@ def _run(args: argparse.Namespace, out: Console) -> int:
     if problems or unplayable:  # after the flags: a typo is named first, then the suite's files
         raise PlanPathError(problems + unplayable)
     if spec is None:  # a shard sees part of the trials: `skillgym merge` judges the gates on the whole
-        subscribers.append(GateStep(plan, gates, baseline=baseline, fail_on_regression=args.fail_on_regression))
+        subscribers.append(
+            GateStep(plan, gates, baseline=baseline, fail_on_regression=args.fail_on_regression)
+        )
     if options.sandbox == "none":
         make_console(stderr=True).print(UNSANDBOXED_WARNING, markup=False)
     outcome = start_run(plan, suite, options, subscribers, snapshots=snapshots)
