@@ -14,6 +14,7 @@ from .authoring import anti_pattern as anti_pattern
 from .authoring import condition as condition
 from .authoring import dogfood_case as dogfood_case
 from .authoring import execution_case as execution_case
+from .authoring import judged_by as judged_by
 from .authoring import prompt_case as prompt_case
 from .authoring import replace_default_conditions as replace_default_conditions
 from .authoring import secret as secret
@@ -98,6 +99,7 @@ __all__ = (
     "dogfood_case",
     "execution_case",
     "fingerprint",
+    "judged_by",
     "prompt_case",
     "replace_default_conditions",
     "secret",

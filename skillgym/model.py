@@ -348,6 +348,18 @@ class Fixture(Data, frozen=True, kw_only=True):
     path: str
 
 
+class SuiteJudge(Data, frozen=True, kw_only=True):
+    """The judge a suite's judged checks were recorded with (``skillgym.judged_by``).
+
+    A run without ``--judge`` plays this judge's recorded verdicts; ``min_kappa`` is the agreement with
+    human labels (Cohen's kappa, from ``skillgym judge check``) below which a run warns.
+    """
+
+    judge: str
+    min_kappa: float | None = None
+    origin: str = ""
+
+
 class Suite(Data, frozen=True, kw_only=True):
     """A loaded, validated suite: everything a plan needs, in registration order."""
 
@@ -359,3 +371,4 @@ class Suite(Data, frozen=True, kw_only=True):
     fixtures: tuple[Fixture, ...] = ()
     anti_patterns: tuple[AntiPatternRule, ...] = ()
     secrets: tuple[str, ...] = ()  # the values the suite marked with skillgym.secret(), in order
+    judge: SuiteJudge | None = None

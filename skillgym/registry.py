@@ -22,6 +22,7 @@ from .model import (
     Skill,
     SkillInstall,
     Suite,
+    SuiteJudge,
     WorkspacePreset,
 )
 
@@ -33,6 +34,7 @@ class Mark(msgspec.Struct, frozen=True):
 
     sizes: tuple[int, int, int, int, int, int]
     replace_defaults: str | None = None
+    judge: SuiteJudge | None = None
 
 
 class Registry:
@@ -48,6 +50,7 @@ class Registry:
         # the suite's only ones, instead of adding to (or replacing by id) the default conditions.
         self._replace_defaults: str | None = None
         self._secrets: dict[str, None] = {}  # the values marked with skillgym.secret(), in order
+        self._judge: SuiteJudge | None = None  # skillgym.judged_by(...)
 
     def _tables(self) -> tuple[dict[str, Any], ...]:
         return self._cases, self._conditions, self._presets, self._skills, self._anti_patterns, self._secrets
@@ -83,6 +86,16 @@ class Registry:
     def add_anti_pattern(self, rule: AntiPatternRule) -> None:
         self._add(self._anti_patterns, "anti-pattern rule", rule.id, rule)
 
+    def set_judge(self, judge: SuiteJudge) -> None:
+        """The suite's judge; a second declaration is an error naming both places."""
+        if self._judge is not None:
+            raise DefinitionError(
+                f"judged_by() was already called at {self._judge.origin or '<unknown>'}; a suite has one "
+                "judge: remove one of the calls",
+                origin=judge.origin or None,
+            )
+        self._judge = judge
+
     def add_secret(self, value: str) -> None:
         self._secrets[value] = None
 
@@ -97,7 +110,7 @@ class Registry:
 
     def mark(self) -> Mark:
         a, b, c, d, e, f = (len(t) for t in self._tables())
-        return Mark(sizes=(a, b, c, d, e, f), replace_defaults=self._replace_defaults)
+        return Mark(sizes=(a, b, c, d, e, f), replace_defaults=self._replace_defaults, judge=self._judge)
 
     def rollback(self, mark: Mark) -> None:
         """Forget everything registered since ``mark`` (dicts keep insertion order)."""
@@ -105,6 +118,7 @@ class Registry:
             for key in list(table)[size:]:
                 del table[key]
         self._replace_defaults = mark.replace_defaults
+        self._judge = mark.judge
 
     def build(self, root: str, fixtures: tuple[Fixture, ...] = ()) -> Suite:
         """Validate cross-references and return the frozen Suite; every problem is listed at once."""
@@ -128,6 +142,7 @@ class Registry:
             fixtures=fixtures,
             anti_patterns=tuple(self._anti_patterns.values()),
             secrets=tuple(self._secrets),
+            judge=self._judge,
         )
 
     def _effective_conditions(self) -> tuple[Condition, ...]:

@@ -105,6 +105,7 @@ class TrialPaths(Data, frozen=True, kw_only=True):
     workspace: str | None = None
     bundle: str | None = None
     cassette: str | None = None
+    judge: str | None = None  # judge.json: the judged checks' questions, raw answers and verdicts
 
 
 class TrialResult(Data, frozen=True, kw_only=True):
@@ -119,6 +120,8 @@ class TrialResult(Data, frozen=True, kw_only=True):
     error_message: str | None = None
     grade: Grade | None = None
     usage: TokenUsage | None = None
+    # What the judge's questions about this trial cost in this run: never part of ``usage`` (the agent's).
+    judge_usage: TokenUsage | None = None
     warnings: tuple[str, ...] = ()
     started_at: float
     finished_at: float

@@ -14,6 +14,7 @@ from .report import ReportBuilder as ReportBuilder
 from .steps import StepBuilder as StepBuilder
 from .suite import anti_pattern as anti_pattern
 from .suite import condition as condition
+from .suite import judged_by as judged_by
 from .suite import replace_default_conditions as replace_default_conditions
 from .suite import secret as secret
 from .suite import skill as skill
@@ -33,6 +34,7 @@ __all__ = (
     "condition",
     "dogfood_case",
     "execution_case",
+    "judged_by",
     "prompt_case",
     "replace_default_conditions",
     "secret",

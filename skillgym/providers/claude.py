@@ -70,6 +70,8 @@ def claude_argv(executable: str, request: ProviderRequest) -> tuple[list[str], b
     if not on_stdin:
         argv.append(request.prompt)
     argv += ["--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions"]
+    if request.text_only:
+        argv += ["--tools", ""]  # judge mode: no built-in tool at all, the answer is text
     if request.model:
         argv += ["--model", request.model]
     if request.max_turns is not None:

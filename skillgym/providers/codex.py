@@ -118,12 +118,29 @@ class CodexProvider(AgentCliProvider):
         return tuple(f"codex: {w}" for w in parser.run().warnings)
 
 
+# Judge mode: no shell, no file edits, no images, no web; what is left is the model's text.
+CODEX_TEXT_ONLY: Final = (
+    "--sandbox",
+    "read-only",
+    "--disable",
+    "shell_tool",
+    "--disable",
+    "unified_exec",
+    "--disable",
+    "view_image",
+    "-c",
+    'web_search="disabled"',
+)
+
+
 def codex_argv(executable: str, request: ProviderRequest) -> tuple[list[str], bytes | None]:
     """The argv for one trial and the bytes to send on stdin (the prompt, when argv cannot carry it)."""
     on_stdin = prompt_needs_stdin(request.prompt)
     argv = [executable, "exec", "--json", "--skip-git-repo-check", "--color", "never"]
     if request.model:
         argv += ["-m", request.model]
+    if request.text_only:
+        argv += [*CODEX_TEXT_ONLY]
     argv += ["-C", request.workspace, "-" if on_stdin else request.prompt]
     return argv, request.prompt.encode("utf-8") if on_stdin else None
 

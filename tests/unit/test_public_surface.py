@@ -17,6 +17,7 @@ EXPECTED = {
     "dogfood_case",
     "skill",
     "condition",
+    "judged_by",
     "workspace_preset",
     "anti_pattern",
     "PromptBuilder",
