@@ -16,6 +16,7 @@ from . import __version__
 from .console import columns, make_console
 from .errors import ExitCode, SkillgymError, UsageError
 from .fingerprint import short
+from .judge.flags import add_judge_flags, add_judge_parser, judge_options
 from .loader import load_suite
 from .model import LANES, WorkspacePreset
 from .plan import Plan, build_plan
@@ -168,9 +169,11 @@ def _parser() -> argparse.ArgumentParser:
         "--compare-baseline", type=Path, metavar="REPORT", help="compare with an earlier report.json"
     )
     add_run_flags(run)
+    add_judge_flags(run)
     report = sub.add_parser("report", help="rebuild report.json and report.md from a run's events.jsonl")
     report.add_argument("run_dir", type=Path, metavar="RUN_DIR")
     add_snapshots_parser(sub)
+    add_judge_parser(sub)
     return parser
 
 
@@ -187,6 +190,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _report(args, out, err)
         if args.command == "snapshots":
             return snapshots_command(args, out, err, run_suite=main)
+        if args.command == "judge":
+            from .judge.command import main as judge_command
+
+            return judge_command(args, out, err)
         return _run(args, out)
     except SkillgymError as exc:
         # The user's own secrets, at least: a message can quote what the user typed or had set.
@@ -357,6 +364,7 @@ def _run(args: argparse.Namespace, out: Console) -> int:
         sandbox=args.sandbox,
         network=args.network,
         sandbox_writable=_existing_folders(args.sandbox_writable, flag="--sandbox-writable"),
+        **judge_options(args),
     )
     # Reporter flags are checked before anything runs or is written.
     subscribers = build_reporters(
@@ -371,6 +379,10 @@ def _run(args: argparse.Namespace, out: Console) -> int:
     if options.sandbox == "none":
         make_console(stderr=True).print(UNSANDBOXED_WARNING, markup=False)
     outcome = start_run(plan, suite, options, subscribers, snapshots=snapshots)
+    if options.compare_conditions == "judge" and not outcome.interrupted:
+        from .judge.command import compare_after_run
+
+        compare_after_run(outcome.run_dir, suite, options, out)
     _closing_lines(outcome, reporters, out)
     return after_run(outcome.finish.snapshots, out, outcome.exit_code)
 

@@ -36,6 +36,9 @@ from .files import write_atomic
 from .finishers import finish_parts
 from .hashing import skill_hash
 from .identity import Group
+from .judge.flags import DEFAULT_JUDGE_TIMEOUT_S
+from .judge.run import open_session
+from .judge.session import JudgeSession
 from .model import Case, Data, Lane, Suite
 from .plan import Plan, WorkItem
 from .providers import ProviderSettings, make_provider
@@ -72,6 +75,12 @@ class RunOptions(Data, frozen=True, kw_only=True):
     sandbox: str = DEFAULT_SANDBOX
     network: Network | None = None  # None: each provider's own (host for agents, none for stand-ins)
     sandbox_writable: tuple[str, ...] = ()  # absolute folders every trial may also write
+    judge: str | None = None  # --judge PROVIDER:MODEL; None: replay of the suite's judged_by(...) judge
+    judge_record: bool = False
+    judge_cache: str | None = None  # a folder; "none": no cache; None: the default cache folder
+    judge_timeout_s: float = DEFAULT_JUDGE_TIMEOUT_S
+    compare_conditions: str | None = None  # "judge": blind pairwise comparison after the run
+    pairwise_seed: int = 0
 
 
 class RunOutcome(Data, frozen=True, kw_only=True):
@@ -278,6 +287,17 @@ async def execute(
     """
     sandbox = await check_sandbox(options.sandbox)
     providers, notes = await detected(plan, suite, options)
+    judge, judge_notes = await open_session(
+        suite,
+        planned={i.id.case_id for i in plan.items},
+        judge=options.judge,
+        record=options.judge_record,
+        cache=options.judge_cache,
+        timeout_s=options.judge_timeout_s,
+        sandbox=sandbox,
+        pairwise=options.compare_conditions == "judge",
+    )
+    notes = (*notes, *judge_notes)
     run_id = options.run_id or new_run_id()
     run_dir = (run_dir or Path(options.output) / run_id).resolve()
     try:
@@ -288,7 +308,9 @@ async def execute(
             "pass --output DIR with a writable folder"
         ) from exc
     with claim_run_dir(run_dir), _signal_handlers_restored():
-        run = run_context(plan, suite, options, providers, run_id=run_id, run_dir=run_dir, sandbox=sandbox)
+        run = run_context(
+            plan, suite, options, providers, run_id=run_id, run_dir=run_dir, sandbox=sandbox, judge=judge
+        )
         secrets = run.settings.secrets
         start = msgspec.structs.replace(run_start(run, resumed=bool(done)), notes=notes)
         start = scrub_struct(start, secrets)  # run.json is written before the bus, which scrubs the rest
@@ -332,6 +354,7 @@ def run_context(
     run_id: str,
     run_dir: Path,
     sandbox: SandboxBackend | None = None,
+    judge: JudgeSession | None = None,
 ) -> RunContext:
     """The run's shared context; reads each condition's injected text (a missing file stops the run)."""
     settings = TrialSettings(
@@ -344,6 +367,7 @@ def run_context(
         sandbox=sandbox or make_backend("none"),
         network=options.network,
         sandbox_writable=options.sandbox_writable,
+        judge=judge,
     )
     if options.concurrency is None:
         chosen = min((default_concurrency(p) for p in providers.values()), default=DEFAULT_CONCURRENCY)
@@ -396,6 +420,12 @@ def run_start(run: RunContext, *, resumed: bool) -> RunStart:
             "sandbox": options.sandbox,
             "network": options.network,
             "sandbox_writable": list(options.sandbox_writable),
+            "judge": options.judge,
+            "judge_record": options.judge_record,
+            "judge_cache": options.judge_cache,
+            "judge_timeout_s": options.judge_timeout_s,
+            "compare_conditions": options.compare_conditions,
+            "pairwise_seed": options.pairwise_seed,
         },
     )
 

@@ -27,10 +27,10 @@ from ..trace import TokenUsage, with_total
 from ..workspaces import hermetic_env, layout_for
 from ..workspaces.env import home_dirs
 from ..workspaces.removal import remove_tree
+from .flags import DEFAULT_JUDGE_TIMEOUT_S
 from .questions import QuestionKind
 
 REPLAY: Final = "replay"
-DEFAULT_JUDGE_TIMEOUT_S: Final = 180.0
 
 
 class JudgeSpec(Data, frozen=True, kw_only=True):

@@ -75,7 +75,7 @@ class JudgeSession:
                 duration_s=round(answer.duration_s, 3),
             )
         verdict = _read(question, answer.text)
-        if verdict.decided and self.judge.caches:  # a stand-in's answer is not worth a file
+        if verdict.decided:  # a stand-in's answer is not worth a cache entry, but may be recorded
             self.store.keep(
                 StoredAnswer(
                     key=key,
@@ -84,7 +84,8 @@ class JudgeSession:
                     prompt_version=JUDGE_PROMPT_VERSION,
                     raw_answer=answer.text,
                     usage=answer.usage,
-                )
+                ),
+                cache=self.judge.caches,
             )
         return Asked(
             key=key,

@@ -90,11 +90,11 @@ class VerdictStore:
                 return found, source  # type: ignore[return-value]
         return None
 
-    def keep(self, answer: StoredAnswer) -> None:
-        """Store ``answer`` in the cache, and in the cassettes when recording."""
+    def keep(self, answer: StoredAnswer, *, cache: bool = True) -> None:
+        """Store ``answer`` in the cache (unless ``cache`` is False), and in the cassettes when recording."""
         stamped = msgspec.structs.replace(answer, recorded_at=answer.recorded_at or round(time.time(), 3))
         encoded = _encoder.encode(stamped) + b"\n"
-        targets = [self.cache] if self.cache is not None else []
+        targets = [self.cache] if self.cache is not None and cache else []
         if self.record and self.cassettes is not None:
             targets.append(self.cassettes)
         for folder in targets:

@@ -9,6 +9,7 @@ from typing import Final, NamedTuple, TypeAlias
 import msgspec
 
 from ..events import Counts, RunStart
+from ..judge.report import JudgeReport, judge_report
 from ..model import LANES, Data, Lane
 from ..paired import Comparison, compare_paired, mcnemar_exact_p
 from ..results import NOT_THE_AGENTS, TrialResult
@@ -267,6 +268,7 @@ class Report(Data, frozen=True, kw_only=True):
     baseline_problem: str | None = None
     tokens: TokenReport | None = None  # absent when no trial reported usage
     snapshots: SnapshotCheck | None = None  # from run.finish, when the run checked token snapshots
+    judge: JudgeReport | None = None  # judged checks' usage (never in ``tokens``) and pairwise comparison
 
 
 def _score(result: TrialResult) -> float:
@@ -657,4 +659,5 @@ def build_report(start: RunStart, results: Sequence[TrialResult], *, interrupted
         warned=tuple(Warned(key=r.id.key, warnings=r.warnings) for r in ordered if r.warnings),
         baseline_report=start.baseline_report,
         tokens=build_token_report(ordered),
+        judge=judge_report(ordered),
     )

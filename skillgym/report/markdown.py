@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..judge.report import judge_markdown
 from ..paired import Comparison
 from ..results import NOT_THE_AGENTS
 from ..score_intervals import SMALLEST_CHECKED
@@ -535,6 +536,8 @@ def render_markdown(report: Report) -> str:
         out += _token_section(report.tokens)
     if report.snapshots is not None:
         out += _snapshot_section(report.snapshots)
+    if report.judge is not None:
+        out += judge_markdown(report.judge)
     return "\n".join(out).rstrip() + "\n"
 
 
