@@ -287,6 +287,8 @@ async def execute(
     """
     sandbox = await check_sandbox(options.sandbox)
     providers, notes = await detected(plan, suite, options)
+    run_id = options.run_id or new_run_id()
+    run_dir = (run_dir or Path(options.output) / run_id).resolve()
     judge, judge_notes = await open_session(
         suite,
         planned={i.id.case_id for i in plan.items},
@@ -296,10 +298,9 @@ async def execute(
         timeout_s=options.judge_timeout_s,
         sandbox=sandbox,
         pairwise=options.compare_conditions == "judge",
+        workdir=str(run_dir / "judge"),
     )
     notes = (*notes, *judge_notes)
-    run_id = options.run_id or new_run_id()
-    run_dir = (run_dir or Path(options.output) / run_id).resolve()
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

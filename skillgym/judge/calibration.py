@@ -140,12 +140,12 @@ def read_labelled(path: Path) -> tuple[tuple[LabelledItem, ...], str]:
     return tuple(items), blake3.blake3(raw).hexdigest()
 
 
-async def calibrate(session: JudgeSession, path: Path, *, folder: str) -> Calibration:
+async def calibrate(session: JudgeSession, path: Path) -> Calibration:
     """Ask ``session``'s judge about every item of the labelled file at ``path`` and score its agreement."""
     items, digest = read_labelled(path)
     before = session.judge.calls
     pairs: list[tuple[Label, Literal["pass", "fail", "undecided"], str]] = []
-    for n, item in enumerate(items, start=1):
+    for item in items:
         material = cut(item.material, MATERIAL_LIMIT, what="the material", cuts=[])
         task = item.task or _DEFAULT_TASK
         question = Question(
@@ -155,7 +155,7 @@ async def calibrate(session: JudgeSession, path: Path, *, folder: str) -> Calibr
             expectation=item.expectation,
             material=material,
         )
-        asked = await session.ask(question, folder=os.path.join(folder, f"item-{n}"))
+        asked = await session.ask(question)
         verdict = asked.verdict
         judged: Literal["pass", "fail", "undecided"] = (
             "undecided" if not verdict.decided else "pass" if verdict.passed else "fail"

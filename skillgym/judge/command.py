@@ -54,18 +54,19 @@ def _check(args: argparse.Namespace, out: Console) -> int:
 
     async def go() -> Calibration:
         sandbox = await check_sandbox(args.sandbox)
-        session, _notes = await open_session(
-            suite,
-            judge=args.judge,
-            record=args.judge_record,
-            cache=_cache(args),
-            timeout_s=args.judge_timeout,
-            sandbox=sandbox,
-            pairwise=True,
-        )
-        assert session is not None
         with tempfile.TemporaryDirectory(prefix="skillgym-judge-check-") as folder:
-            return await calibrate(session, args.labelled, folder=folder)
+            session, _notes = await open_session(
+                suite,
+                judge=args.judge,
+                record=args.judge_record,
+                cache=_cache(args),
+                timeout_s=args.judge_timeout,
+                sandbox=sandbox,
+                pairwise=True,
+                workdir=folder,
+            )
+            assert session is not None
+            return await calibrate(session, args.labelled)
 
     result = anyio.run(go)
     stored_at = None if args.no_store else store(suite.root, result, relative_to=Path(suite.root))
@@ -162,6 +163,7 @@ async def pairwise_run(
         timeout_s=timeout_s,
         sandbox=sandbox,
         pairwise=True,
+        workdir=str(run_dir / "judge"),
     )
     assert session is not None
     report = await compare_conditions(session, suite, list(log.results), run_dir, seed=seed)

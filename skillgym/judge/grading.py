@@ -92,7 +92,6 @@ async def judge_trial(
     grade: Grade,
     *,
     workspace: str | None,
-    folder: str,
     skills: Sequence[Skill] = (),
     suite_root: str = ".",
 ) -> Judged:
@@ -104,7 +103,7 @@ async def judge_trial(
     undecided_required: list[str] = []
     warnings: list[str] = []
     weighted: list[tuple[float, float]] = [(grade.score, 1.0)]
-    for n, check in enumerate(case.judged, start=1):
+    for check in case.judged:
         material = trial_material(
             trace,
             workspace=workspace,
@@ -118,7 +117,7 @@ async def judge_trial(
             expectation=check.expectation,
             material=material.text,
         )
-        asked = await session.ask(question, folder=os.path.join(folder, "judge", f"q{n}"))
+        asked = await session.ask(question)
         records.append(_record(check.id, "check", check.expectation, check.required, asked, material.cuts))
         checks.append(_outcome(check, asked.verdict))
         if not asked.verdict.decided:
@@ -128,7 +127,7 @@ async def judge_trial(
         held = sum(c.passed for c in checks)
         items.append(ScoreItem(name="judged", score=float(held), max_score=float(len(checks))))
         weighted.append((held / len(checks), 1.0))
-    for n, rubric in enumerate(case.rubric, start=1):
+    for rubric in case.rubric:
         material = trial_material(
             trace, workspace=workspace, skill_text=_skill_text(rubric.text, case, skills, suite_root)
         )
@@ -140,7 +139,7 @@ async def judge_trial(
             material=material.text,
             points=rubric.points,
         )
-        asked = await session.ask(question, folder=os.path.join(folder, "judge", f"r{n}"))
+        asked = await session.ask(question)
         required = rubric.pass_at is not None
         records.append(_record(rubric.id, "rubric", rubric.text, required, asked, material.cuts))
         verdict = asked.verdict

@@ -28,7 +28,7 @@ from ..workspaces import hermetic_env, layout_for
 from ..workspaces.env import home_dirs
 from ..workspaces.removal import remove_tree
 from .flags import DEFAULT_JUDGE_TIMEOUT_S
-from .questions import QuestionKind
+from .questions import Question as Question
 
 REPLAY: Final = "replay"
 
@@ -71,19 +71,6 @@ def _JUDGE_ID(provider: str) -> TrialId:
     return TrialId(
         key=key, lane="prompt", case_id="judge", condition="judge", provider=provider, trial=1, fingerprint=""
     )
-
-
-class Question(Data, frozen=True, kw_only=True):
-    """One question for a judge: the whole prompt, and its parts for a stand-in that reads them."""
-
-    kind: QuestionKind
-    prompt: str
-    task: str
-    expectation: str = ""  # a check's expectation, a rubric's text
-    material: str = ""
-    points: int = 0
-    first: str = ""  # pairwise: answer A
-    second: str = ""  # pairwise: answer B
 
 
 class Answer(Data, frozen=True, kw_only=True):

@@ -11,7 +11,6 @@ condition's side, and across cases the paired statistics the report uses elsewhe
 
 from __future__ import annotations
 
-import os
 import random
 from collections import defaultdict
 from collections.abc import Sequence
@@ -136,9 +135,8 @@ async def compare_conditions(
             mine = answer_material(_trace(run_dir, treated)).text
             theirs = answer_material(_trace(run_dir, baseline)).text
             first = pair_order(seed, case_id, condition, treated.id.provider, treated.id.trial)
-            folder = os.path.join(run_dir, "pairwise", case_id, condition, f"trial-{treated.id.trial}")
             sides, reasons = [], []
-            for order, condition_first in (("first", first), ("swapped", not first)):
+            for condition_first in (first, not first):
                 a, b = (mine, theirs) if condition_first else (theirs, mine)
                 asked = await session.ask(
                     Question(
@@ -148,7 +146,6 @@ async def compare_conditions(
                         first=a,
                         second=b,
                     ),
-                    folder=os.path.join(folder, order),
                 )
                 usages.append(asked.usage)
                 sides.append(_side(asked.verdict.winner, condition_first, asked.verdict.decided))

@@ -111,6 +111,19 @@ class Verdict(Data, frozen=True, kw_only=True):
     problem: str = ""
 
 
+class Question(Data, frozen=True, kw_only=True):
+    """One question for a judge: the whole prompt, and its parts for a stand-in that reads them."""
+
+    kind: QuestionKind
+    prompt: str
+    task: str
+    expectation: str = ""  # a check's expectation, a rubric's text
+    material: str = ""
+    points: int = 0
+    first: str = ""  # pairwise: answer A
+    second: str = ""  # pairwise: answer B
+
+
 def check_prompt(*, task: str, expectation: str, material: str) -> str:
     """The prompt that asks whether ``expectation`` is met."""
     return _CHECK.format(rules=_RULES, task=task, expectation=expectation, material=material)

@@ -37,9 +37,11 @@ async def open_session(
     timeout_s: float = DEFAULT_JUDGE_TIMEOUT_S,
     sandbox: SandboxBackend | None = None,
     pairwise: bool = False,
+    workdir: str,
 ) -> tuple[JudgeSession | None, tuple[str, ...]]:
     """The run's judge session (None when none of the ``planned`` case ids needs one, no ``judge`` is named
-    and no ``pairwise`` comparison is asked for) and its notes for run start.
+    and no ``pairwise`` comparison is asked for) and its notes for run start. The judge's CLI runs in a
+    folder per question below ``workdir`` (the run's ``judge/``).
 
     A plan with judged checks and no judge to grade them is refused here, before anything runs.
     """
@@ -75,4 +77,4 @@ async def open_session(
         + (" (recorded verdicts only)" if spec.provider == REPLAY else "")
     ]
     notes += calibration_notes(suite, spec)
-    return JudgeSession(opened, store), tuple(notes)
+    return JudgeSession(opened, store, workdir=workdir), tuple(notes)

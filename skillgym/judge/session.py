@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import anyio
 
 from ..model import Data
@@ -28,16 +30,19 @@ class Asked(Data, frozen=True, kw_only=True):
 class JudgeSession:
     """The run's judge with its store; equal questions asked at once wait for the first to be answered."""
 
-    def __init__(self, judge: Judge, store: VerdictStore) -> None:
+    def __init__(self, judge: Judge, store: VerdictStore, *, workdir: str) -> None:
         self.judge = judge
         self.store = store
+        # Where the judge's CLI runs: one folder per question, named by its key. Never below a trial's
+        # folder, whose path names the condition (an agent CLI tells its model its working directory).
+        self.workdir = workdir
         self._pending: dict[str, anyio.Event] = {}
 
     @property
     def spec(self) -> JudgeSpec:
         return self.judge.spec
 
-    async def ask(self, question: Question, *, folder: str) -> Asked:
+    async def ask(self, question: Question) -> Asked:
         """The verdict on ``question``: from the store when it holds the key, else from the judge."""
         label = self.spec.label
         key = question_key(label, question.prompt)
@@ -57,7 +62,7 @@ class JudgeSession:
             )
         done = self._pending[key] = anyio.Event()
         try:
-            return await self._ask_judge(question, key, label, folder)
+            return await self._ask_judge(question, key, label, os.path.join(self.workdir, key[:32]))
         finally:
             del self._pending[key]
             done.set()

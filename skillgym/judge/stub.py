@@ -13,7 +13,7 @@ import json
 import re
 from typing import Final
 
-from .judges import Question
+from .questions import Question
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_-]{3,}")
 _COMMON: Final = frozenset(

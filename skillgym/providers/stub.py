@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Final
 
 from ..identity import TrialId
-from ..judge.judges import Question
+from ..judge.questions import Question
 from ..judge.stub import stub_answer
 from ..plugins import provider
 from ..sandboxes.base import Network
