@@ -110,7 +110,7 @@ def add_judge_parser(sub: Any) -> None:
             metavar="PROVIDER:MODEL",
             help="the judge (default: replay of the suite's judged_by judge)",
         )
-        parser.add_argument("--judge-cache", metavar="DIR", help="where judge answers are cached")
+        parser.add_argument("--judge-cache", type=Path, metavar="DIR", help="where judge answers are cached")
         parser.add_argument("--no-judge-cache", action="store_true", help="neither read nor write the cache")
         parser.add_argument(
             "--judge-record",

@@ -256,8 +256,7 @@ def test_pairwise_swaps_the_order_and_counts_only_agreeing_verdicts(
         f"claude:{MODEL}",
         "--seed",
         "7",
-        "--judge-cache",
-        str(tmp_path / "judge-cache"),
+        "--no-judge-cache",  # both trials' pairs are the same question: a cache would answer the second
         cwd=tmp_path,
         env=claude_env,
     )
