@@ -118,16 +118,16 @@ class CodexProvider(AgentCliProvider):
         return tuple(f"codex: {w}" for w in parser.run().warnings)
 
 
-# Judge mode: no shell, no file edits, no images, no web; what is left is the model's text.
+# Judge mode: no shell, no file edits, no images, no web, no sub-agents, no goals; the model's text is
+# what is left (codex still offers request_user_input, which headless exec cannot act on).
 CODEX_TEXT_ONLY: Final = (
     "--sandbox",
     "read-only",
-    "--disable",
-    "shell_tool",
-    "--disable",
-    "unified_exec",
-    "--disable",
-    "view_image",
+    *(
+        arg
+        for feature in ("shell_tool", "unified_exec", "view_image", "multi_agent", "goals")
+        for arg in ("--disable", feature)
+    ),
     "-c",
     'web_search="disabled"',
 )

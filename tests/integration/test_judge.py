@@ -73,7 +73,9 @@ def claude_env(claude_cli: Path, model_server: ModelServer) -> dict[str, str]:
 @pytest.fixture
 def codex_env(codex_cli: Path, model_server: ModelServer) -> dict[str, str]:
     return agent_env(
-        SKILLGYM_CODEX=str(codex_cli), SKILLGYM_CODEX_BASE_URL=f"{model_server.url}/v1", OPENAI_API_KEY=OPENAI_KEY
+        SKILLGYM_CODEX=str(codex_cli),
+        SKILLGYM_CODEX_BASE_URL=f"{model_server.url}/v1",
+        OPENAI_API_KEY=OPENAI_KEY,
     )
 
 
@@ -149,9 +151,8 @@ def test_a_pass_verdict_passes_with_quoted_evidence_usage_apart_and_no_tools(
 def _offered_tools(cli: str, body: dict[str, Any]) -> list[str]:
     """Names of the tools the CLI offered its model: judge mode must offer none that acts."""
     names = [t.get("name") or t.get("type") for t in body.get("tools") or []]
-    if cli == "codex":
-        acting = {"shell", "exec_command", "local_shell", "apply_patch", "view_image", "write_stdin", "web_search"}
-        return [n for n in names if n in acting]
+    if cli == "codex":  # its one tool no flag turns off asks the user, which headless exec cannot do
+        return [n for n in names if n != "request_user_input"]
     return names
 
 
@@ -179,7 +180,7 @@ def test_a_fail_verdict_fails_the_trial_and_the_second_grading_asks_nobody(
     ("answer", "problem"),
     [
         (Say(text="It looks fine to me, I would say it passes."), "the judge's answer holds no JSON object"),
-        (Say(text='{"verdict": "maybe", "evidence": []}'), "'verdict' must be \"pass\" or \"fail\""),
+        (Say(text='{"verdict": "maybe", "evidence": []}'), '\'verdict\' must be "pass" or "fail"'),
         (Say(text="I can't help with grading this material."), "the judge refused to grade"),
         (
             _verdict("pass", ["a quote the material never had"]),
@@ -303,7 +304,10 @@ def test_calibration_figures_with_a_real_cli_judge(
         ("d", "the answer waits for output", "wait-for 'READY>' then run tests", "pass"),
     ]
     labelled.write_text(
-        "".join(json.dumps({"id": i, "expectation": e, "material": m, "label": lab}) + "\n" for i, e, m, lab in items)
+        "".join(
+            json.dumps({"id": i, "expectation": e, "material": m, "label": lab}) + "\n"
+            for i, e, m, lab in items
+        )
     )
     # The judge gets a and c right, calls b a pass (wrong), and answers d with no JSON (undecided).
     model_server.script(
