@@ -65,6 +65,12 @@ def judge_options(args: argparse.Namespace) -> dict[str, Any]:
     """The ``RunOptions`` fields the judge flags set."""
     if args.judge_cache is not None and args.no_judge_cache:
         raise UsageError("--judge-cache and --no-judge-cache disagree; keep one")
+    if args.judge is not None:
+        from .judges import REPLAY, parse_spec
+
+        spec = parse_spec(args.judge)  # a mistake is named before anything runs
+        if args.judge_record and spec.provider == REPLAY:
+            raise UsageError("--judge-record saves a real judge's answers; --judge replay gives none")
     if args.judge_timeout <= 0:
         raise UsageError(f"--judge-timeout must be a number of seconds above 0, got {args.judge_timeout:g}")
     cache = (
