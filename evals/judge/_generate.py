@@ -150,7 +150,8 @@ def main() -> int:
                 _meta, trace = _load(own if own.exists() else shared, Path(scratch) / "stdout.txt")
             material = trial_material(trace, workspace=None).text
             questions = [
-                (c.id, check_prompt(task=task, expectation=c.expectation, material=material)) for c in case.judged
+                (c.id, check_prompt(task=task, expectation=c.expectation, material=material))
+                for c in case.judged
             ]
             questions += [
                 (r.id, rubric_prompt(task=task, rubric=r.text, points=r.points, material=material))
@@ -162,7 +163,8 @@ def main() -> int:
                     raise SystemExit(f"no scripted verdict for {slot}: add one to VERDICTS")
                 wanted.discard(slot)
                 verdict, quotes, reason = VERDICTS[slot]
-                missing = [q for q in quotes if " ".join(q.split()).lower() not in " ".join(material.split()).lower()]
+                flat = " ".join(material.split()).lower()
+                missing = [q for q in quotes if " ".join(q.split()).lower() not in flat]
                 if missing:
                     raise SystemExit(f"{slot}: quotes not in the answer: {missing}")
                 key = question_key(JUDGE, prompt)

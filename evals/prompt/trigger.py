@@ -30,7 +30,9 @@ with prompt_case("session-creation") as c:
             "fixed sleep"
         )
     with c.step("keeps-everything", required=False) as s:
-        s.judge("the log keeps everything the build printed, scrollback included, not only the visible screen")
+        s.judge(
+            "the log keeps everything the build printed, scrollback included, not only the visible screen"
+        )
     c.rubric("a plan a teammate could follow step by step without asking questions", points=4)
 
 with prompt_case("interactive-cli") as c:

@@ -13,7 +13,6 @@ from skillgym.model import LANES, Budget, DogfoodCase, ExecutionCase, PromptCase
 from skillgym.results import CheckOutcome, Finding
 from skillgym.trace import Trace
 
-
 JUDGED = (
     "Every required judged check (s.judge, a.judge, a rubric with pass_at) passes as well; a judge that",
     "cannot decide makes the trial a grader-error, never a pass.",
