@@ -319,6 +319,7 @@ async def _judge(trial: Trial, outcome: ProviderResult, got: _Attempt) -> None:
         outcome.trace,
         got.graded,
         workspace=trial.layout.workspace if trial.isolated else None,
+        trial_dir=trial.folder,
         skills=trial.suite.skills,
         suite_root=_resolved(trial.suite.root),
     )

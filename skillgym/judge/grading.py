@@ -92,10 +92,14 @@ async def judge_trial(
     grade: Grade,
     *,
     workspace: str | None,
+    trial_dir: str | None = None,
     skills: Sequence[Skill] = (),
     suite_root: str = ".",
 ) -> Judged:
-    """Ask the judge about every judged check and rubric of ``case`` and fold the verdicts into ``grade``."""
+    """Ask the judge about every judged check and rubric of ``case`` and fold the verdicts into ``grade``.
+
+    ``trial_dir`` is hidden from the material (see ``trial_material``).
+    """
     task = task_text(case)
     records: list[JudgeRecord] = []
     checks: list[CheckOutcome] = []
@@ -109,6 +113,7 @@ async def judge_trial(
             workspace=workspace,
             files=check.files,
             skill_text=_skill_text(check.expectation, case, skills, suite_root),
+            trial_dir=trial_dir,
         )
         question = Question(
             kind="check",
@@ -129,7 +134,10 @@ async def judge_trial(
         weighted.append((held / len(checks), 1.0))
     for rubric in case.rubric:
         material = trial_material(
-            trace, workspace=workspace, skill_text=_skill_text(rubric.text, case, skills, suite_root)
+            trace,
+            workspace=workspace,
+            skill_text=_skill_text(rubric.text, case, skills, suite_root),
+            trial_dir=trial_dir,
         )
         question = Question(
             kind="rubric",

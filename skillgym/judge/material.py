@@ -58,18 +58,27 @@ def about_skill(expectation: str, skill_names: Sequence[str]) -> bool:
     return any(name.casefold() in lowered for name in skill_names if name)
 
 
+TRIAL_DIR_SHOWN: Final = "<trial-dir>"
+
+
 def trial_material(
     trace: Trace,
     *,
     workspace: str | None,
     files: Sequence[str] = (),
     skill_text: str = "",
+    trial_dir: str | None = None,
 ) -> Material:
     """The material of one trial: final answer, commands with outputs, ``files`` read from ``workspace``.
 
     ``skill_text`` is given only when the expectation is about the skill (see ``about_skill``). A named
-    file that is missing or unreadable is shown as such: its absence is evidence too.
+    file that is missing or unreadable is shown as such: its absence is evidence too. ``trial_dir``, the
+    trial's folder, is shown as ``<trial-dir>`` wherever it occurs: its path names the condition.
     """
+    if trial_dir:
+        return _hidden(
+            trial_material(trace, workspace=workspace, files=files, skill_text=skill_text), trial_dir
+        )
     cuts: list[str] = []
     parts = [
         "## Final answer",
@@ -87,9 +96,16 @@ def trial_material(
     return Material(text="\n\n".join(parts), cuts=tuple(cuts))
 
 
-def answer_material(trace: Trace) -> Material:
+def answer_material(trace: Trace, *, trial_dir: str | None = None) -> Material:
     """Only the final answer and the commands: what a blind pairwise comparison shows of one side."""
-    return trial_material(trace, workspace=None)
+    return trial_material(trace, workspace=None, trial_dir=trial_dir)
+
+
+def _hidden(material: Material, trial_dir: str) -> Material:
+    text = material.text
+    for form in {trial_dir, os.path.realpath(trial_dir)}:
+        text = text.replace(form, TRIAL_DIR_SHOWN)
+    return Material(text=text, cuts=material.cuts)
 
 
 def _commands(trace: Trace, cuts: list[str]) -> str:

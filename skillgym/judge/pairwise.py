@@ -132,8 +132,10 @@ async def compare_conditions(
         task = task_text(case)
         verdicts: list[PairVerdict] = []
         for treated, baseline in sorted(pairs, key=lambda p: (p[0].id.provider, p[0].id.trial)):
-            mine = answer_material(_trace(run_dir, treated)).text
-            theirs = answer_material(_trace(run_dir, baseline)).text
+            mine = answer_material(_trace(run_dir, treated), trial_dir=str(run_dir / treated.paths.dir)).text
+            theirs = answer_material(
+                _trace(run_dir, baseline), trial_dir=str(run_dir / baseline.paths.dir)
+            ).text
             first = pair_order(seed, case_id, condition, treated.id.provider, treated.id.trial)
             sides, reasons = [], []
             for condition_first in (first, not first):

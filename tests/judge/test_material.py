@@ -89,3 +89,17 @@ def test_the_task_is_the_case_s_own_never_what_a_condition_adds() -> None:
     assert task_text(prompt) == "Wait for the server\n\nnpm run dev"
     execution = ExecutionCase(id="e", category="c", task="Write out.txt", budget=Budget(timeout_s=1))
     assert task_text(execution) == "Write out.txt"
+
+
+def test_the_trial_s_folder_is_hidden_wherever_it_shows(tmp_path: Path) -> None:
+    trial = tmp_path / "trials" / "execution" / "report" / "preloaded" / "claude" / "trial-1"
+    workspace = trial / "workspace"
+    workspace.mkdir(parents=True)
+    (workspace / "out.txt").write_text(f"written in {workspace}\n")
+    call = ToolCall(name="Bash", command=f"cd {workspace} && pwd", output=str(workspace), exit_code=0)
+    trace = Trace(final_text=f"Done in {workspace}.", tool_calls=(call,))
+    material = trial_material(trace, workspace=str(workspace), files=("out.txt",), trial_dir=str(trial))
+    assert "preloaded" not in material.text
+    assert "Done in <trial-dir>/workspace." in material.text
+    assert "$ cd <trial-dir>/workspace && pwd" in material.text
+    assert "written in <trial-dir>/workspace" in material.text
