@@ -20,6 +20,7 @@ from ..identity import TrialId, item_key
 from ..model import Data
 from ..plugins import PROVIDERS
 from ..providers.base import Provider, ProviderRequest, ProviderSettings
+from ..redact import with_secrets
 from ..sandboxes.base import SandboxBackend, SandboxUnavailable
 from ..sandboxes.none import NoSandbox
 from ..sandboxes.spec import trial_spec
@@ -145,11 +146,12 @@ class ProviderJudge:
         ):
             os.makedirs(made, exist_ok=True)
         os.makedirs(layout.tmp, mode=0o700, exist_ok=True)
+        passthrough = {k: os.environ[k] for k in provider.passthrough_env if k in os.environ}
         env = hermetic_env(
             layout,
             trial_id=f"judge/{os.path.basename(folder)}",
             suite_root=Path(self._suite_root),
-            passthrough={k: os.environ[k] for k in provider.passthrough_env if k in os.environ},
+            passthrough=passthrough,
             preset_env={},
             lane="judge",
             condition_env={},  # blind: nothing of the trial's condition reaches the judge
@@ -178,6 +180,7 @@ class ProviderJudge:
             stderr_path=layout.stderr,
             sandbox=sandbox,
             text_only=True,
+            secrets=with_secrets((), passthrough),  # scrubbed from the judge's logs as from a trial's
         )
         try:
             result = await provider.invoke(request)
