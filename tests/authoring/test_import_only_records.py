@@ -124,6 +124,7 @@ def test_the_public_surface_is_exactly_the_documented_names() -> None:
         "condition",
         "dogfood_case",
         "execution_case",
+        "judged_by",
         "prompt_case",
         "replace_default_conditions",
         "secret",
