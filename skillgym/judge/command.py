@@ -69,6 +69,12 @@ def _check(args: argparse.Namespace, out: Console) -> int:
             return await calibrate(session, args.labelled)
 
     result = anyio.run(go)
+    c = result.confusion
+    if c.pass_pass + c.pass_fail + c.fail_pass + c.fail_fail == 0:
+        raise UsageError(
+            f"judge {result.judge} decided none of the {result.items} labelled items (first: "
+            f"{result.misses[0].reason}); nothing was stored. Pass --judge PROVIDER:MODEL to ask a judge"
+        )
     stored_at = None if args.no_store else store(suite.root, result, relative_to=Path(suite.root))
     if args.json:
         out.print(msgspec.json.format(msgspec.json.encode(result)).decode(), markup=False, soft_wrap=True)
