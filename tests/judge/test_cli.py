@@ -219,3 +219,21 @@ def test_judge_flag_mistakes_are_usage_errors(tmp_path: Path) -> None:
     assert code == 2 and "--judge-record saves a real judge's answers" in output
     code, output, _ = _run(tmp_path, "--judge", "stub", "--judge-cache", "x", "--no-judge-cache")
     assert code == 2 and "--judge-cache and --no-judge-cache disagree" in output
+
+
+def test_a_resumed_run_grades_with_the_judge_it_started_with(tmp_path: Path) -> None:
+    _suite(tmp_path)
+    code, output, _ = _run(
+        tmp_path, "--case", "lazy", "--condition", "none", "--condition", "preloaded", "--judge", "stub"
+    )
+    assert code == 1, output
+    (run_dir,) = (tmp_path / "runs").iterdir()
+    # As if stopped before the last trial finished: its trial.finish and the run.finish are gone.
+    events = (run_dir / "events.jsonl").read_text().splitlines()
+    last_finish = max(i for i, line in enumerate(events) if '"type":"trial.finish"' in line.replace(" ", ""))
+    (run_dir / "events.jsonl").write_text("\n".join(events[:last_finish]) + "\n")
+    resumed = run_cli("run", "--resume", str(run_dir), cwd=tmp_path, timeout=300)
+    assert resumed.returncode == 1, resumed.stdout + resumed.stderr
+    assert "judged checks are graded by stub" in resumed.stderr
+    results = [json.loads(p.read_text()) for p in sorted(run_dir.glob("trials/**/result.json"))]
+    assert all(r["paths"]["judge"] for r in results) and len(results) == 2
