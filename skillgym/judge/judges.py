@@ -240,10 +240,10 @@ async def open_judge(
         ProviderSettings(suite_root=suite_root, model=spec.model)
     )
     if getattr(provider, "judge_answer", None) is None:
-        if not provider.runs_agent:
+        if not getattr(provider, "text_only", False):
             raise UsageError(
-                f"provider {spec.provider!r} cannot judge: it runs no model and has no judge stand-in; use "
-                "--judge claude:MODEL, codex:MODEL or stub"
+                f"provider {spec.provider!r} cannot judge: it has no text-only mode (every tool off) and no "
+                "judge stand-in; use --judge claude:MODEL, codex:MODEL or stub"
             )
         detected = await provider.detect()
         if not detected.available:

@@ -49,6 +49,7 @@ class ClaudeProvider(AgentCliProvider):
     skill_dirs = (".claude/skills",)
     passthrough_env = (*CLAUDE_CREDENTIALS, CLAUDE_BASE_URL_VAR)
     home_env = {"CLAUDE_CONFIG_DIR": ".claude"}
+    text_only = True
 
     def argv(self, executable: str, request: ProviderRequest) -> tuple[list[str], bytes | None]:
         return claude_argv(executable, request)

@@ -75,6 +75,7 @@ class CodexProvider(AgentCliProvider):
     skill_dirs = (".agents/skills",)
     passthrough_env = (CODEX_KEY_VAR, "OPENAI_BASE_URL")
     home_env = {"CODEX_HOME": ".codex"}
+    text_only = True
 
     def __init__(self, executable: str | None = None, base_url: str | None = None) -> None:
         super().__init__(executable)

@@ -215,6 +215,8 @@ def test_judge_flag_mistakes_are_usage_errors(tmp_path: Path) -> None:
     _suite(tmp_path)
     code, output, _ = _run(tmp_path, "--condition", "preloaded", "--judge", "nosuch:model")
     assert code == 2 and "unknown provider 'nosuch'" in output
+    code, output, _ = _run(tmp_path, "--condition", "preloaded", "--judge", "gemini:flash")
+    assert code == 2 and "provider 'gemini' cannot judge: it has no text-only mode" in output
     code, output, _ = _run(tmp_path, "--judge", "replay", "--judge-record")
     assert code == 2 and "--judge-record saves a real judge's answers" in output
     code, output, _ = _run(tmp_path, "--judge", "stub", "--judge-cache", "x", "--no-judge-cache")
