@@ -5,12 +5,17 @@ The four conditions are spelled out rather than left to the defaults, because th
 helper scripts: the oracle gets the folders installed as well, so the commands it is taught exist.
 """
 
-from skillgym import anti_pattern, condition, skill, workspace_preset
+from skillgym import anti_pattern, condition, judged_by, skill, workspace_preset
 
 STUB = "conditions/self-load.stub.md"
 TMUX_TUI = skill("tmux-tui", "skills/tmux-tui", stub=STUB, stale="conditions/tmux-tui.stale.md")
 TUI_QA = skill("tui-qa", "skills/tui-qa", stub=STUB, stale="conditions/tui-qa.stale.md")
 INSTALL = [(s.name, s.path) for s in (TMUX_TUI, TUI_QA)]
+
+# The judge of the judged checks (s.judge, c.rubric). Its verdicts are recorded in judge/verdicts/ so a run
+# grades them offline. "claude:scripted" is synthetic, like the agent cassettes: judge/README.md says
+# how to record a real judge's verdicts and measure its agreement with judge/labelled.jsonl.
+judged_by("claude:scripted", min_kappa=0.6)
 
 condition("none", description="baseline: no skill installed or injected")
 condition(

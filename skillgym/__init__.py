@@ -15,6 +15,7 @@ from .authoring import condition as condition
 from .authoring import dogfood_case as dogfood_case
 from .authoring import execution_case as execution_case
 from .authoring import gate as gate
+from .authoring import judged_by as judged_by
 from .authoring import prompt_case as prompt_case
 from .authoring import replace_default_conditions as replace_default_conditions
 from .authoring import secret as secret
@@ -103,6 +104,7 @@ __all__ = (
     "execution_case",
     "fingerprint",
     "gate",
+    "judged_by",
     "prompt_case",
     "replace_default_conditions",
     "secret",

@@ -25,6 +25,7 @@ from .errors import ExitCode, SkillgymError, UsageError
 from .fingerprint import short
 from .gates.cli import add_gate_flags, gate_lines, run_gates, step_summary, write_step_summary
 from .gates.evaluate import REGRESSION
+from .judge.flags import add_judge_flags, add_judge_parser, judge_options
 from .loader import load_suite
 from .model import LANES, WorkspacePreset
 from .plan import Plan, build_plan
@@ -192,6 +193,11 @@ def _parser() -> argparse.ArgumentParser:
     import_command.add_parser(sub)
     export_command.add_parser(sub)
     merge.add_parser(sub)
+    add_judge_flags(run)
+    report = sub.add_parser("report", help="rebuild report.json and report.md from a run's events.jsonl")
+    report.add_argument("run_dir", type=Path, metavar="RUN_DIR")
+    add_snapshots_parser(sub)
+    add_judge_parser(sub)
     return parser
 
 
@@ -218,6 +224,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return compare.main(args, out, err)
         if args.command == "merge":
             return merge.main(args, out, err)
+        if args.command == "judge":
+            from .judge.command import main as judge_command
+
+            return judge_command(args, out, err)
         return _run(args, out)
     except SkillgymError as exc:
         # The user's own secrets, at least: a message can quote what the user typed or had set.
@@ -429,6 +439,7 @@ def _run(args: argparse.Namespace, out: Console) -> int:
         snapshot_dir=str(snapshot_dir(args).resolve()),
         gates=tuple(args.gate),
         fail_on_regression=args.fail_on_regression,
+        **judge_options(args),
     )
     plan, spec = _sharded(args, plan, options)
     options = msgspec.structs.replace(options, shard=spec)
@@ -449,6 +460,10 @@ def _run(args: argparse.Namespace, out: Console) -> int:
     if options.sandbox == "none":
         make_console(stderr=True).print(UNSANDBOXED_WARNING, markup=False)
     outcome = start_run(plan, suite, options, subscribers, snapshots=snapshots)
+    if options.compare_conditions == "judge" and not outcome.interrupted:
+        from .judge.command import compare_after_run
+
+        compare_after_run(outcome.run_dir, suite, options, out)
     _closing_lines(outcome, reporters, out)
     return after_run(outcome.finish.snapshots, out, outcome.exit_code)
 

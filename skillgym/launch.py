@@ -20,6 +20,7 @@ from .errors import UsageError
 from .eventlog import RunLog, mend_tail, read_run_log
 from .events import Counts
 from .gates.step import recorded_gate_step
+from .judge.flags import DEFAULT_JUDGE_TIMEOUT_S
 from .loader import load_suite
 from .model import Data, Suite
 from .plan import Plan, build_plan
@@ -176,6 +177,12 @@ def resume_run(
             network=settings.get("network"),
             sandbox_writable=tuple(settings.get("sandbox_writable", ())),
             shard=start.shard,
+            judge=settings.get("judge"),
+            judge_record=bool(settings.get("judge_record", False)),
+            judge_cache=settings.get("judge_cache"),
+            judge_timeout_s=float(settings.get("judge_timeout_s") or DEFAULT_JUDGE_TIMEOUT_S),
+            compare_conditions=settings.get("compare_conditions"),
+            pairwise_seed=int(settings.get("pairwise_seed") or 0),
             baseline_report=start.baseline_report,
             argv=argv,
             run_id=start.run_id,

@@ -379,6 +379,18 @@ class GateSpec(Data, frozen=True, kw_only=True):
     origin: str = "--gate"  # where it was declared: the command line, or suite.py's file:line
 
 
+class SuiteJudge(Data, frozen=True, kw_only=True):
+    """The judge a suite's judged checks were recorded with (``skillgym.judged_by``).
+
+    A run without ``--judge`` plays this judge's recorded verdicts; ``min_kappa`` is the agreement with
+    human labels (Cohen's kappa, from ``skillgym judge check``) below which a run warns.
+    """
+
+    judge: str
+    min_kappa: float | None = None
+    origin: str = ""
+
+
 class Suite(Data, frozen=True, kw_only=True):
     """A loaded, validated suite: everything a plan needs, in registration order."""
 
@@ -392,3 +404,4 @@ class Suite(Data, frozen=True, kw_only=True):
     secrets: tuple[str, ...] = ()  # the values the suite marked with skillgym.secret(), in order
     trials: TrialPolicy | None = None  # the suite's default trials (skillgym.trials()); None: one
     gates: tuple[GateSpec, ...] = ()  # gate(...) in suite.py: judged at the end of every run
+    judge: SuiteJudge | None = None

@@ -23,6 +23,7 @@ from .model import (
     Skill,
     SkillInstall,
     Suite,
+    SuiteJudge,
     TrialPolicy,
     WorkspacePreset,
 )
@@ -36,6 +37,7 @@ class Mark(msgspec.Struct, frozen=True):
     sizes: tuple[int, int, int, int, int, int, int]
     replace_defaults: str | None = None
     trials: tuple[TrialPolicy, str] | None = None
+    judge: SuiteJudge | None = None
 
 
 class Registry:
@@ -53,6 +55,7 @@ class Registry:
         self._secrets: dict[str, None] = {}  # the values marked with skillgym.secret(), in order
         self._trials: tuple[TrialPolicy, str] | None = None  # skillgym.trials(): the default and where
         self._gates: dict[str, GateSpec] = {}  # gate(...) in suite.py, by expression
+        self._judge: SuiteJudge | None = None  # skillgym.judged_by(...)
 
     def _tables(self) -> tuple[dict[str, Any], ...]:
         return (
@@ -116,6 +119,16 @@ class Registry:
             )
         self._gates[gate.expression] = gate
 
+    def set_judge(self, judge: SuiteJudge) -> None:
+        """The suite's judge; a second declaration is an error naming both places."""
+        if self._judge is not None:
+            raise DefinitionError(
+                f"judged_by() was already called at {self._judge.origin or '<unknown>'}; a suite has one "
+                "judge: remove one of the calls",
+                origin=judge.origin or None,
+            )
+        self._judge = judge
+
     def add_secret(self, value: str) -> None:
         self._secrets[value] = None
 
@@ -130,7 +143,12 @@ class Registry:
 
     def mark(self) -> Mark:
         a, b, c, d, e, f, g = (len(t) for t in self._tables())
-        return Mark(sizes=(a, b, c, d, e, f, g), replace_defaults=self._replace_defaults, trials=self._trials)
+        return Mark(
+            sizes=(a, b, c, d, e, f, g),
+            replace_defaults=self._replace_defaults,
+            trials=self._trials,
+            judge=self._judge,
+        )
 
     def rollback(self, mark: Mark) -> None:
         """Forget everything registered since ``mark`` (dicts keep insertion order)."""
@@ -139,6 +157,7 @@ class Registry:
                 del table[key]
         self._replace_defaults = mark.replace_defaults
         self._trials = mark.trials
+        self._judge = mark.judge
 
     def build(self, root: str, fixtures: tuple[Fixture, ...] = ()) -> Suite:
         """Validate cross-references and return the frozen Suite; every problem is listed at once."""
@@ -164,6 +183,7 @@ class Registry:
             secrets=tuple(self._secrets),
             trials=self._trials[0] if self._trials is not None else None,
             gates=tuple(self._gates.values()),
+            judge=self._judge,
         )
 
     def _effective_conditions(self) -> tuple[Condition, ...]:

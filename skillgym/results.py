@@ -109,6 +109,7 @@ class TrialPaths(Data, frozen=True, kw_only=True):
     workspace: str | None = None
     bundle: str | None = None
     cassette: str | None = None
+    judge: str | None = None  # judge.json: the judged checks' questions, raw answers and verdicts
 
 
 class TrialResult(Data, frozen=True, kw_only=True):
@@ -125,6 +126,8 @@ class TrialResult(Data, frozen=True, kw_only=True):
     usage: TokenUsage | None = None
     # Dollars: the agent CLI's own figure, else the usage at the price table's prices; None when unknown.
     cost: Cost | None = None
+    # What the judge's questions about this trial cost in this run: never part of ``usage`` (the agent's).
+    judge_usage: TokenUsage | None = None
     warnings: tuple[str, ...] = ()
     started_at: float
     finished_at: float

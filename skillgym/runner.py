@@ -42,6 +42,9 @@ from .finishers import finish_parts
 from .gates.step import run_exit_code
 from .hashing import skill_hash
 from .identity import Group
+from .judge.flags import DEFAULT_JUDGE_TIMEOUT_S
+from .judge.run import open_session
+from .judge.session import JudgeSession
 from .model import Case, Data, Lane, Suite
 from .plan import Plan, WorkItem
 from .providers import ProviderSettings, make_provider
@@ -88,6 +91,12 @@ class RunOptions(Data, frozen=True, kw_only=True):
     snapshot_dir: str = "snapshots"  # where a budget finds per-cell estimates before a cell has finished
     gates: tuple[str, ...] = ()  # --gate, as given: a resume judges them again
     fail_on_regression: bool = False
+    judge: str | None = None  # --judge PROVIDER:MODEL; None: replay of the suite's judged_by(...) judge
+    judge_record: bool = False
+    judge_cache: str | None = None  # a folder; "none": no cache; None: the default cache folder
+    judge_timeout_s: float = DEFAULT_JUDGE_TIMEOUT_S
+    compare_conditions: str | None = None  # "judge": blind pairwise comparison after the run
+    pairwise_seed: int = 0
 
 
 class RunOutcome(Data, frozen=True, kw_only=True):
@@ -314,6 +323,18 @@ async def execute(
         budget = BudgetGate(options.budget, done, estimates)
     run_id = options.run_id or new_run_id()
     run_dir = (run_dir or Path(options.output) / run_id).resolve()
+    judge, judge_notes = await open_session(
+        suite,
+        planned={i.id.case_id for i in plan.items},
+        judge=options.judge,
+        record=options.judge_record,
+        cache=options.judge_cache,
+        timeout_s=options.judge_timeout_s,
+        sandbox=sandbox,
+        pairwise=options.compare_conditions == "judge",
+        workdir=str(run_dir / "judge"),
+    )
+    notes = (*notes, *judge_notes)
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -322,7 +343,9 @@ async def execute(
             "pass --output DIR with a writable folder"
         ) from exc
     with claim_run_dir(run_dir), _signal_handlers_restored():
-        run = run_context(plan, suite, options, providers, run_id=run_id, run_dir=run_dir, sandbox=sandbox)
+        run = run_context(
+            plan, suite, options, providers, run_id=run_id, run_dir=run_dir, sandbox=sandbox, judge=judge
+        )
         secrets = run.settings.secrets
         start = msgspec.structs.replace(run_start(run, resumed=bool(done)), notes=notes)
         start = scrub_struct(start, secrets)  # run.json is written before the bus, which scrubs the rest
@@ -369,6 +392,7 @@ def run_context(
     run_id: str,
     run_dir: Path,
     sandbox: SandboxBackend | None = None,
+    judge: JudgeSession | None = None,
 ) -> RunContext:
     """The run's shared context; reads each condition's injected text (a missing file stops the run)."""
     settings = TrialSettings(
@@ -382,6 +406,7 @@ def run_context(
         network=options.network,
         sandbox_writable=options.sandbox_writable,
         prices=options.prices,
+        judge=judge,
     )
     if options.concurrency is None:
         chosen = min((default_concurrency(p) for p in providers.values()), default=DEFAULT_CONCURRENCY)
@@ -450,6 +475,12 @@ def run_settings(options: RunOptions, plan: Plan) -> dict[str, Any]:
         "snapshot_dir": options.snapshot_dir,
         "gates": list(options.gates),
         "fail_on_regression": options.fail_on_regression,
+        "judge": options.judge,
+        "judge_record": options.judge_record,
+        "judge_cache": options.judge_cache,
+        "judge_timeout_s": options.judge_timeout_s,
+        "compare_conditions": options.compare_conditions,
+        "pairwise_seed": options.pairwise_seed,
         **options.plan_settings,
         # The adaptive cases and their policies: the report judges their stopping from these alone.
         **({"auto": msgspec.to_builtins(plan.auto)} if plan.auto else {}),

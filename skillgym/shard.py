@@ -40,7 +40,7 @@ MAX_SHARDS = 1000  # a CI matrix of more jobs than this is a typo; each shard is
 # balances tighter and moves more units when the plan changes; 10% is about what CI jobs vary anyway.
 SLACK = 0.10
 # The settings beside the plan's items that change a trial's result; the plan fingerprint covers them.
-RESULT_SETTINGS = ("replay_source", "agent_command", "sandbox", "network")
+RESULT_SETTINGS = ("replay_source", "agent_command", "sandbox", "network", "judge")
 
 _PLAN_CONTEXT = "skillgym 2026-12 plan fingerprint v1"
 _PLACE_CONTEXT = "skillgym 2026-12 shard placement v1"

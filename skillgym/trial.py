@@ -26,6 +26,8 @@ from .errors import SkillgymError
 from .files import write_atomic
 from .grading import GradeContext, grade
 from .grading.verifiers import VerifierError
+from .judge.grading import JudgeFile, judge_trial, needs_judge, write_judge_file
+from .judge.session import JudgeSession
 from .model import Case, Condition, DogfoodCase, Suite, WorkspacePreset
 from .plan import WorkItem
 from .prompts import build_prompt
@@ -64,6 +66,7 @@ class TrialSettings(msgspec.Struct, frozen=True, kw_only=True):
     network: Network | None = None  # --network; None: each provider's own
     sandbox_writable: tuple[str, ...] = ()  # --sandbox-writable: folders every trial may also write
     prices: PriceTable | None = None  # what a trial's usage costs when its CLI says nothing; None: unpriced
+    judge: JudgeSession | None = None  # --judge: grades the judged checks and rubrics (see skillgym.judge)
 
 
 class Trial(msgspec.Struct, frozen=True, kw_only=True):
@@ -140,7 +143,15 @@ async def run_trial(
             await _clean_up(trial, keep=True)
         raise
     return await record(
-        trial, got.outcome, got.graded, got.error, waited=got.waited, started=started, clock=clock
+        trial,
+        got.outcome,
+        got.graded,
+        got.error,
+        waited=got.waited,
+        started=started,
+        clock=clock,
+        judged=got.judged,
+        judge_warnings=got.judge_warnings,
     )
 
 
@@ -238,7 +249,7 @@ _Phase = Literal["setup", "agent", "grading"]
 class _Attempt:
     """What a trial got to under its wall-clock limit; filled in stage by stage, read once by ``record``."""
 
-    __slots__ = ("error", "graded", "outcome", "phase", "waited")
+    __slots__ = ("error", "graded", "judge_warnings", "judged", "outcome", "phase", "waited")
 
     def __init__(self) -> None:
         self.phase: _Phase = "setup"  # where the wall-clock limit found the trial, if it ran out
@@ -246,6 +257,8 @@ class _Attempt:
         self.graded: Grade | None = None
         self.error: Failure | None = None
         self.waited = 0.0
+        self.judged: JudgeFile | None = None
+        self.judge_warnings: tuple[str, ...] = ()
 
 
 async def _attempt(trial: Trial, provider: Provider, slots: AgentSlots | None) -> _Attempt:
@@ -284,9 +297,37 @@ async def _stages(
             got.error = (outcome.error_class or "provider-error", outcome.error_message or "provider failed")
         got.phase = "grading"
         got.graded = await grade_outcome(trial, outcome, agent_started=agent_started)
+        if outcome.ok and needs_judge(trial.case):
+            await _judge(trial, outcome, got)
     finally:
         if slots is not None:
             slots.give()
+
+
+async def _judge(trial: Trial, outcome: ProviderResult, got: _Attempt) -> None:
+    """Grade the case's judged checks and rubrics with the run's judge; an undecided required one is a
+    grader-error (never a pass)."""
+    session = trial.settings.judge
+    assert got.graded is not None
+    if session is None:
+        got.error = got.error or (
+            "grader-error",
+            f"case {trial.case.id!r} has judged checks but the run has no judge; pass --judge PROVIDER:MODEL",
+        )
+        return
+    judged = await judge_trial(
+        session,
+        trial.case,
+        outcome.trace,
+        got.graded,
+        workspace=trial.layout.workspace if trial.isolated else None,
+        trial_dir=trial.folder,
+        skills=trial.suite.skills,
+        suite_root=_resolved(trial.suite.root),
+    )
+    got.graded, got.judged, got.judge_warnings = judged.grade, judged.file, judged.warnings
+    if judged.undecided_required and got.error is None:
+        got.error = ("grader-error", "; ".join(judged.undecided_required))
 
 
 async def prepare_workspace(trial: Trial, provider: Provider) -> ProviderRequest:
@@ -379,6 +420,8 @@ async def record(
     waited: float,
     started: float,
     clock: Callable[[], float] = time.time,
+    judged: JudgeFile | None = None,
+    judge_warnings: tuple[str, ...] = (),
 ) -> TrialResult:
     """Clean up, write the trial's files and result.json; the result, with secrets scrubbed."""
     settings = trial.settings
@@ -386,6 +429,7 @@ async def record(
     keep = settings.keep_workspaces or status != "passed"
     # What cleanup could not undo (a process that outlived SIGKILL) is worth a warning, never a failure.
     warnings = [*outcome.warnings] if outcome else []
+    warnings += judge_warnings
     if trial.isolated:
         warnings += await _clean_up(trial, keep=keep)
     trace = outcome.trace if outcome else None
@@ -404,6 +448,9 @@ async def record(
         keep_workspace=keep and trial.isolated,
         cassette=outcome.cassette if outcome else None,
     )
+    if judged is not None:
+        write_judge_file(trial.folder, judged, trial.secrets)
+        paths = msgspec.structs.replace(paths, judge=f"{paths.dir}{os.sep}judge.json")
     finished = clock()
     result = TrialResult(
         id=item.id,
@@ -415,6 +462,7 @@ async def record(
         grade=graded,
         usage=trace.usage if trace else None,
         cost=_cost(trace, model, settings.prices),
+        judge_usage=judged.usage if judged is not None else None,
         warnings=tuple(scrub(w, trial.secrets) for w in warnings),
         started_at=started,
         finished_at=finished,

@@ -49,6 +49,12 @@ class TokenRow(Data, frozen=True, kw_only=True):
     output: Summary | None = None
     cached: Summary | None = None
     total: Summary | None = None
+    # The judge's tokens per trial (trials whose judged checks were asked in the run): never in the above.
+    judge_trials: int = 0
+    judge_input: Summary | None = None
+    judge_output: Summary | None = None
+    judge_cached: Summary | None = None
+    judge_total: Summary | None = None
 
 
 class TokenReport(Data, frozen=True, kw_only=True):

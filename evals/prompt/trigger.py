@@ -21,7 +21,19 @@ with prompt_case("session-creation") as c:
         s.must_mention(r"capture-pane", r"build\.log")
     with c.step("clean-up") as s:
         s.must_mention(CLEANUP)
+        s.judge("the plan ends every terminal session it starts")
     c.must_not_mention(BLIND_SLEEP)
+    # Said in plain words and graded by the suite's judge (see judge/README.md): what a pattern cannot see.
+    with c.step("waits-for-the-end") as s:
+        s.judge(
+            "the plan waits for the build to finish by watching its exit status or its output, not with a "
+            "fixed sleep"
+        )
+    with c.step("keeps-everything", required=False) as s:
+        s.judge(
+            "the log keeps everything the build printed, scrollback included, not only the visible screen"
+        )
+    c.rubric("a plan a teammate could follow step by step without asking questions", points=4)
 
 with prompt_case("interactive-cli") as c:
     c.category("trigger")
@@ -35,6 +47,7 @@ with prompt_case("interactive-cli") as c:
     with c.step("wait-for-each-question") as s:
         s.must_mention(WAITS_ON_OUTPUT)
         s.must_not_mention(BLIND_SLEEP)
+        s.judge("each answer is typed only after its question is shown on screen")
 
 with prompt_case("wait-for-output") as c:
     c.category("trigger")

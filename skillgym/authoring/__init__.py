@@ -15,6 +15,7 @@ from .steps import StepBuilder as StepBuilder
 from .suite import anti_pattern as anti_pattern
 from .suite import condition as condition
 from .suite import gate as gate
+from .suite import judged_by as judged_by
 from .suite import replace_default_conditions as replace_default_conditions
 from .suite import secret as secret
 from .suite import skill as skill
@@ -36,6 +37,7 @@ __all__ = (
     "dogfood_case",
     "execution_case",
     "gate",
+    "judged_by",
     "prompt_case",
     "replace_default_conditions",
     "secret",

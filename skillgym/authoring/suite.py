@@ -15,6 +15,7 @@ from ..model import (
     Severity,
     Skill,
     SkillInstall,
+    SuiteJudge,
     TrialPolicy,
     WorkspaceMode,
     WorkspacePreset,
@@ -249,4 +250,34 @@ def gate(expression: str, /) -> GateSpec:
     except GateSyntaxError as exc:
         raise DefinitionError(str(exc), origin=at) from exc
     current_registry().add_gate(declared)
+    return declared
+
+
+def judged_by(judge: str, *, min_kappa: float | None = None) -> SuiteJudge:
+    """Name the judge the suite's judged checks are graded with (``PROVIDER:MODEL``, as ``--judge`` takes).
+
+    A run without ``--judge`` plays this judge's recorded verdicts (``judge/verdicts/`` in the suite,
+    written by ``--judge-record``), so the suite's judged checks run offline. ``min_kappa`` (Cohen's kappa
+    from -1 to 1) is the agreement with human labels the judge must have shown in ``skillgym judge
+    check``; a run warns when its stored calibration is lower, or missing.
+    """
+    at = caller_origin()
+    spec = check_text(judge, what="judged_by() judge", case_id=None, origin=at).strip()
+    provider, _, model = spec.partition(":")
+    if not provider or not model or ":" in model:
+        raise DefinitionError(
+            f"judged_by({judge!r}) names a judge as PROVIDER:MODEL (for example 'claude:claude-sonnet-4-5'), "
+            "so its recorded verdicts can be found",
+            origin=at,
+        )
+    if min_kappa is not None and (
+        isinstance(min_kappa, bool) or not isinstance(min_kappa, (int, float)) or not -1 <= min_kappa <= 1
+    ):
+        raise DefinitionError(
+            f"judged_by(min_kappa=...) is Cohen's kappa, a number from -1 to 1, got {min_kappa!r}", origin=at
+        )
+    declared = SuiteJudge(
+        judge=spec, min_kappa=float(min_kappa) if min_kappa is not None else None, origin=at
+    )
+    current_registry().set_judge(declared)
     return declared

@@ -10,21 +10,26 @@ from ..results import CheckKind, CheckOutcome, Finding
 
 __all__ = ("PASS_RULES", "anti_pattern_reasons", "requirement_reasons")
 
+# Judged checks are folded in after the lane grader (skillgym.judge.grading), the same way in every lane.
+_JUDGED: Final = (
+    " Every required judged check (s.judge, a.judge, a rubric with pass_at) passes as well; a judge that "
+    "cannot decide makes the trial a grader-error, never a pass."
+)
 # The README states these sentences verbatim; the lane graders implement exactly them.
 PASS_RULES: Final[dict[Lane, str]] = {
     "prompt": (
         "A prompt trial passes when the expected skill is selected (for expected_skill None: no skill is "
         "selected), every required workflow step holds (its required patterns present, its forbidden "
-        "patterns absent outside a negation), and no error-level anti-pattern fires."
+        "patterns absent outside a negation), and no error-level anti-pattern fires." + _JUDGED
     ),
     "execution": (
         "An execution trial passes when the provider succeeded, every required verifier holds, every "
-        "required artifact is present, and no error-level anti-pattern fires in the commands run."
+        "required artifact is present, and no error-level anti-pattern fires in the commands run." + _JUDGED
     ),
     "dogfood": (
         "A dogfood trial passes when the provider succeeded, every required report requirement and "
         "required artifact (including the proof-bundle kinds) is present, every required verifier holds, "
-        "and the score is at least the case's pass_threshold."
+        "and the score is at least the case's pass_threshold." + _JUDGED
     ),
 }
 
@@ -37,6 +42,7 @@ _BROKEN: Final[dict[CheckKind, str]] = {
     "skill": "{message}",
     "expected-pattern": "required pattern {id!r} is missing: {message}",
     "forbidden-pattern": "forbidden pattern {id!r} is used: {message}",
+    "judge": "required judged check {id!r} failed: {message}",
 }
 
 

@@ -92,6 +92,8 @@ class AgentCliProvider(abc.ABC):
     home_env: Mapping[str, str] = {}
     runs_agent: bool = True
     network: Network = "host"  # the model's API
+    # Its argv honours ``ProviderRequest.text_only`` (every tool off), so it may serve as a judge.
+    text_only: bool = False
 
     def __init__(self, executable: str | None = None) -> None:
         self.executable = executable or os.environ.get(self.env_var) or self.program

@@ -41,6 +41,8 @@ class ProviderRequest(Data, frozen=True, kw_only=True):
     secrets: tuple[str, ...] = ()
     # Every process of the trial runs inside it: start them with ``sandbox.run`` (``run_process``'s twin).
     sandbox: TrialSandbox = UNSANDBOXED
+    # Judge mode: answer in text only, with every tool of the agent turned off (see skillgym.judge).
+    text_only: bool = False
 
 
 class ProviderResult(Data, frozen=True, kw_only=True):

@@ -50,6 +50,7 @@ class ClaudeProvider(AgentCliProvider):
     reports_cost = True  # its final result line carries total_cost_usd: no price table needed
     passthrough_env = (*CLAUDE_CREDENTIALS, CLAUDE_BASE_URL_VAR)
     home_env = {"CLAUDE_CONFIG_DIR": ".claude"}
+    text_only = True
 
     def argv(self, executable: str, request: ProviderRequest) -> tuple[list[str], bytes | None]:
         return claude_argv(executable, request)
@@ -71,6 +72,8 @@ def claude_argv(executable: str, request: ProviderRequest) -> tuple[list[str], b
     if not on_stdin:
         argv.append(request.prompt)
     argv += ["--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions"]
+    if request.text_only:
+        argv += ["--tools", ""]  # judge mode: no built-in tool at all, the answer is text
     if request.model:
         argv += ["--model", request.model]
     if request.max_turns is not None:

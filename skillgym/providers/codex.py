@@ -75,6 +75,7 @@ class CodexProvider(AgentCliProvider):
     skill_dirs = (".agents/skills",)
     passthrough_env = (CODEX_KEY_VAR, "OPENAI_BASE_URL")
     home_env = {"CODEX_HOME": ".codex"}
+    text_only = True
 
     def __init__(self, executable: str | None = None, base_url: str | None = None) -> None:
         super().__init__(executable)
@@ -118,12 +119,29 @@ class CodexProvider(AgentCliProvider):
         return tuple(f"codex: {w}" for w in parser.run().warnings)
 
 
+# Judge mode: no shell, no file edits, no images, no web, no sub-agents, no goals; the model's text is
+# what is left (codex still offers request_user_input, which headless exec cannot act on).
+CODEX_TEXT_ONLY: Final = (
+    "--sandbox",
+    "read-only",
+    *(
+        arg
+        for feature in ("shell_tool", "unified_exec", "view_image", "multi_agent", "goals")
+        for arg in ("--disable", feature)
+    ),
+    "-c",
+    'web_search="disabled"',
+)
+
+
 def codex_argv(executable: str, request: ProviderRequest) -> tuple[list[str], bytes | None]:
     """The argv for one trial and the bytes to send on stdin (the prompt, when argv cannot carry it)."""
     on_stdin = prompt_needs_stdin(request.prompt)
     argv = [executable, "exec", "--json", "--skip-git-repo-check", "--color", "never"]
     if request.model:
         argv += ["-m", request.model]
+    if request.text_only:
+        argv += [*CODEX_TEXT_ONLY]
     argv += ["-C", request.workspace, "-" if on_stdin else request.prompt]
     return argv, request.prompt.encode("utf-8") if on_stdin else None
 

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Final
 
 from ..identity import TrialId
+from ..judge.questions import Question
+from ..judge.stub import stub_answer
 from ..plugins import provider
 from ..sandboxes.base import Network
 from ..trace import Trace
@@ -59,6 +61,10 @@ class StubProvider:
     @classmethod
     def from_settings(cls, settings: ProviderSettings) -> StubProvider:
         return cls(Path(settings.suite_root))
+
+    def judge_answer(self, question: Question) -> str:
+        """``--judge stub``: a deterministic word-matching answer (see ``skillgym.judge.stub``)."""
+        return stub_answer(question)
 
     async def detect(self) -> Detection:
         return Detection(provider=self.name, available=True)

@@ -12,6 +12,7 @@ from ..cost.model import BudgetStop
 from ..cost.summary import CostReport, build_cost_report
 from ..events import Counts, RunStart
 from ..gates.model import GateResult
+from ..judge.report import JudgeReport, judge_report
 from ..model import LANES, Data, Lane
 from ..paired import Comparison, compare_paired, mcnemar_exact_p
 from ..results import NOT_THE_AGENTS, TrialResult
@@ -328,6 +329,7 @@ class Report(Data, frozen=True, kw_only=True):
     cost: CostReport | None = None  # dollars per run and per lane, condition and provider
     gates: tuple[GateResult, ...] = ()  # from run.finish: the CI gates, judged
     budget: BudgetStop | None = None  # from run.finish: set when the budget ended the run
+    judge: JudgeReport | None = None  # judged checks' usage (never in ``tokens``) and pairwise comparison
 
 
 def _score(result: TrialResult) -> float:
@@ -734,6 +736,7 @@ def build_report(start: RunStart, results: Sequence[TrialResult], *, interrupted
         aa=aa_calibration(ordered, start.conditions, adaptive),
         shard=start.shard.label if start.shard is not None else None,
         cost=build_cost_report(ordered),
+        judge=judge_report(ordered),
     )
 
 

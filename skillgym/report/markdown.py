@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..judge.report import judge_markdown
 from ..paired import Comparison
 from ..results import NOT_THE_AGENTS
 from ..score_intervals import SMALLEST_CHECKED
@@ -465,6 +466,8 @@ def render_markdown(report: Report) -> str:
     if report.snapshots is not None:
         out += _snapshot_section(report.snapshots)
     out += cost_section(report.cost)
+    if report.judge is not None:
+        out += judge_markdown(report.judge)
     return "\n".join(out).rstrip() + "\n"
 
 

@@ -77,6 +77,7 @@ def token_row(results: Sequence[TrialResult]) -> TokenRow:
     """The row of one group of trials (same lane, case, condition, provider and model)."""
     first = results[0]
     used = [r.usage for r in results if r.usage is not None and has_usage(r)]
+    judged = [r.judge_usage for r in results if r.judge_usage is not None and r.judge_usage.total is not None]
     return TokenRow(
         lane=first.id.lane,
         case_id=first.id.case_id,
@@ -90,6 +91,11 @@ def token_row(results: Sequence[TrialResult]) -> TokenRow:
         output=_figure(used, "output"),
         cached=_figure(used, "cached"),
         total=_figure(used, "total"),
+        judge_trials=len(judged),
+        judge_input=_figure(judged, "input"),
+        judge_output=_figure(judged, "output"),
+        judge_cached=_figure(judged, "cached"),
+        judge_total=_figure(judged, "total"),
     )
 
 

@@ -9,6 +9,8 @@ import msgspec
 
 from ..events import Event, RunFinish, RunStart, TrialFinish
 from ..files import write_atomic
+from ..judge.pairwise import read_pairwise
+from ..judge.report import with_pairwise
 from ..report import Report, build_report, compare_to_baseline, render_markdown
 from ..results import TrialResult
 from ..snapshots.model import SnapshotCheck
@@ -16,7 +18,10 @@ from .base import ReporterContext, ReportListener
 
 
 def write_report(run_dir: Path, report: Report) -> None:
-    """Write report.json (sorted keys, stable bytes) and report.md."""
+    """Write report.json (sorted keys, stable bytes) and report.md (with the run's pairwise.json, if any)."""
+    pairwise = read_pairwise(run_dir)
+    if pairwise is not None:
+        report = msgspec.structs.replace(report, judge=with_pairwise(report.judge, pairwise))
     doc = msgspec.json.encode(report, order="deterministic")
     # Bytes throughout: a large run's report.json is tens of megabytes, not worth decoding to re-encode.
     write_atomic(run_dir / "report.json", msgspec.json.format(doc, indent=2) + b"\n")

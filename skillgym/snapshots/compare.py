@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
+import msgspec
+
 from ..stats import Summary
 from ..usage import TokenRow
 from .model import (
@@ -67,16 +69,37 @@ def entry_from_row(row: TokenRow, *, run_id: str, note: str = "") -> SnapshotEnt
         median=_figures(row, "median"),
         min=_figures(row, "low"),
         max=_figures(row, "high"),
+        judge=_judge_figures(row),
+    )
+
+
+def _judge_figures(row: TokenRow) -> Figures | None:
+    if row.judge_total is None:
+        return None
+
+    def median(summary: Summary | None) -> float | None:
+        return (
+            None if summary is None else (int(v) if float(v := summary.median).is_integer() else round(v, 1))
+        )
+
+    total = median(row.judge_total)
+    assert total is not None
+    return Figures(
+        input=median(row.judge_input),
+        output=median(row.judge_output),
+        cached=median(row.judge_cached),
+        total=total,
     )
 
 
 def _same_measure(a: SnapshotEntry, b: SnapshotEntry) -> bool:
-    return (a.fingerprint, a.trials, a.median, a.min, a.max) == (
+    return (a.fingerprint, a.trials, a.median, a.min, a.max, a.judge) == (
         b.fingerprint,
         b.trials,
         b.median,
         b.min,
         b.max,
+        b.judge,
     )
 
 
@@ -201,6 +224,8 @@ def merge_file(
             counts["missing_usage"] += 1
             continue
         fresh = entry_from_row(row, run_id=run_id, note=old.note if old else "")
+        if old is not None and fresh.judge is None and old.judge is not None:
+            fresh = msgspec.structs.replace(fresh, judge=old.judge)  # judged from the cache: nothing measured
         if old is None:
             counts["new"] += 1
         elif _same_measure(old, fresh):

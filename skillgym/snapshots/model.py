@@ -52,6 +52,9 @@ class SnapshotEntry(Data, frozen=True, kw_only=True):
     median: Figures
     min: Figures
     max: Figures
+    # The judge's median tokens per trial, apart from the agent's (``[entry.judge]``): kept for review,
+    # never compared; a run whose verdicts all came from the cache keeps the figures already there.
+    judge: Figures | None = None
 
     @property
     def key(self) -> EntryKey:

@@ -246,6 +246,8 @@ def render_snapshot(snapshot: SnapshotFile) -> str:
         if entry.note:
             literals["note"] = entry.note
         tables = {"median": _figures(entry.median), "min": _figures(entry.min), "max": _figures(entry.max)}
+        if entry.judge is not None:
+            tables["judge"] = _figures(entry.judge)  # the judge's own median, apart from the agent's
         # Composed by hand so every entry is a [[entry]] block whatever its length (tomli-w would inline
         # a short one), keeping the file uniform to read and to diff.
         parts.append("[[entry]]\n" + tomli_w.dumps(literals) + "\n" + tomli_w.dumps({"entry": tables}))

@@ -125,6 +125,7 @@ def test_the_public_surface_is_exactly_the_documented_names() -> None:
         "dogfood_case",
         "execution_case",
         "gate",
+        "judged_by",
         "prompt_case",
         "replace_default_conditions",
         "secret",

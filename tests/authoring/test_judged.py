@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
 import msgspec
 import pytest
 
-from skillgym.authoring import dogfood_case, execution_case, prompt_case
+from skillgym.authoring import dogfood_case, execution_case, judged_by, prompt_case
 from skillgym.errors import DefinitionError
 from skillgym.fingerprint import canonical_bytes
 from skillgym.model import Budget, ExecutionCase, JudgedCheck, PromptCase
@@ -182,3 +183,23 @@ def test_cases_without_judged_checks_hash_as_before_the_fields_existed() -> None
     prompt = PromptCase(id="p", category="x", prompt="q", budget=Budget(timeout_s=30.0))
     assert b'"rubric":[]' in canonical_bytes(prompt)
     assert b'"judged"' not in canonical_bytes(prompt)
+
+
+def test_a_suite_names_its_judge_once_as_provider_and_model() -> None:
+    with use_registry(Registry()) as reg:
+        declared = judged_by("claude:claude-sonnet-4-5", min_kappa=0.6)
+        suite = reg.build(".")
+    assert (
+        suite.judge == declared and declared.min_kappa == 0.6 and declared.judge == "claude:claude-sonnet-4-5"
+    )
+    for spec, kappa, message in [
+        ("claude", None, "names a judge as PROVIDER:MODEL"),
+        ("claude:a:b", None, "names a judge as PROVIDER:MODEL"),
+        ("claude:m", 1.5, "min_kappa=...) is Cohen's kappa, a number from -1 to 1, got 1.5"),
+    ]:
+        with use_registry(Registry()), pytest.raises(DefinitionError, match=re.escape(message)):
+            judged_by(spec, min_kappa=kappa)
+    with use_registry(Registry()):
+        judged_by("claude:a")
+        with pytest.raises(DefinitionError, match=r"judged_by\(\) was already called at"):
+            judged_by("claude:b")

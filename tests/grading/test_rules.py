@@ -13,6 +13,11 @@ from skillgym.model import LANES, Budget, DogfoodCase, ExecutionCase, PromptCase
 from skillgym.results import CheckOutcome, Finding
 from skillgym.trace import Trace
 
+JUDGED = (
+    "Every required judged check (s.judge, a.judge, a rubric with pass_at) passes as well; a judge that",
+    "cannot decide makes the trial a grader-error, never a pass.",
+)
+
 
 def test_one_rule_per_lane_in_the_stated_words() -> None:
     assert tuple(PASS_RULES) == LANES
@@ -21,12 +26,14 @@ def test_one_rule_per_lane_in_the_stated_words() -> None:
             "A prompt trial passes when the expected skill is selected (for expected_skill None: no skill is",
             "selected), every required workflow step holds (its required patterns present, its forbidden",
             "patterns absent outside a negation), and no error-level anti-pattern fires.",
+            *JUDGED,
         )
     )
     assert PASS_RULES["execution"] == " ".join(
         (
             "An execution trial passes when the provider succeeded, every required verifier holds, every",
             "required artifact is present, and no error-level anti-pattern fires in the commands run.",
+            *JUDGED,
         )
     )
     assert PASS_RULES["dogfood"] == " ".join(
@@ -34,6 +41,7 @@ def test_one_rule_per_lane_in_the_stated_words() -> None:
             "A dogfood trial passes when the provider succeeded, every required report requirement and",
             "required artifact (including the proof-bundle kinds) is present, every required verifier holds,",
             "and the score is at least the case's pass_threshold.",
+            *JUDGED,
         )
     )
 

@@ -105,6 +105,12 @@ def test_argv_is_a_list_with_the_prompt_model_and_turn_limit(tmp_path: Path) -> 
     assert "--model" not in argv and "--max-turns" not in argv
 
 
+def test_judge_mode_turns_every_tool_off(tmp_path: Path) -> None:
+    argv, _ = claude_argv("claude", request(tmp_path, prompt="Grade it", max_turns=1, text_only=True))
+    assert argv[argv.index("--tools") + 1] == "" and argv[-2:] == ["--max-turns", "1"]
+    assert "--tools" not in claude_argv("claude", request(tmp_path, prompt="Fix it"))[0]
+
+
 @pytest.mark.parametrize("prompt", ["--help me", "x" * (MAX_ARGV_PROMPT + 1)])
 def test_a_prompt_argv_cannot_carry_goes_on_stdin(tmp_path: Path, prompt: str) -> None:
     argv, stdin = claude_argv("claude", request(tmp_path, prompt=prompt))

@@ -52,6 +52,16 @@ def test_argv_is_a_list_with_model_workspace_and_prompt(tmp_path: Path) -> None:
     assert stdin is None
 
 
+def test_judge_mode_turns_off_the_tools_that_act(tmp_path: Path) -> None:
+    req = request(tmp_path, prompt="Grade it", text_only=True)
+    argv, _ = codex_argv("codex", req)
+    disabled = [argv[i + 1] for i, arg in enumerate(argv) if arg == "--disable"]
+    assert disabled == ["shell_tool", "unified_exec", "view_image", "multi_agent", "goals"]
+    assert argv[argv.index("--sandbox") + 1] == "read-only" and 'web_search="disabled"' in argv
+    assert argv[-3:] == ["-C", req.workspace, "Grade it"]
+    assert "--disable" not in codex_argv("codex", request(tmp_path, prompt="Fix it"))[0]
+
+
 def test_a_prompt_that_looks_like_an_option_goes_on_stdin(tmp_path: Path) -> None:
     argv, stdin = codex_argv("codex", request(tmp_path, prompt="-rf everything"))
     assert argv[-1] == "-" and "-m" not in argv

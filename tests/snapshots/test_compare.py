@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 
 from skillgym.report.tokens import TokenRow
 from skillgym.snapshots import Figures, FileUpdate, SnapshotEntry, SnapshotFile
 from skillgym.snapshots.compare import check_file, classify, entry_from_row, merge_file
+from skillgym.snapshots.store import render_snapshot
 from skillgym.stats import Summary
 
 FP = "a" * 64
@@ -195,3 +197,31 @@ def test_merge_into_nothing() -> None:
     merged, update = _merge([row("a", 1)], None)
     assert [e.case for e in merged.entries] == ["a"]
     assert update.new == 1
+
+
+def test_judge_tokens_sit_under_their_own_key_and_survive_a_run_judged_from_the_cache() -> None:
+    judged = msgspec.structs.replace(
+        row("j", 100.0), judge_trials=3, judge_total=Summary(n=3, median=40.0, low=30, high=50, iqr=5)
+    )
+    fresh = entry_from_row(judged, run_id="r1")
+    assert fresh.median == Figures(total=100) and fresh.judge == Figures(total=40)
+    text = render_snapshot(SnapshotFile(provider="command", model="default", entries=(fresh,)))
+    assert "[entry.judge]\ntotal = 40\n" in text
+    assert read_back(text).entries[0].judge == Figures(total=40)
+    # A later run whose verdicts all came from the cache measured no judge tokens: the figures stay.
+    merged, _ = merge_file(
+        file="f.toml",
+        provider="command",
+        model="default",
+        rows=[row("j", 100.0)],
+        snapshot=SnapshotFile(provider="command", model="default", entries=(fresh,)),
+        run_id="r2",
+        scope=None,
+    )
+    assert merged.entries[0].judge == Figures(total=40) and merged.entries[0].run == "r1"
+
+
+def read_back(text: str) -> SnapshotFile:
+    from skillgym.snapshots.store import parse_snapshot
+
+    return parse_snapshot(text.encode(), "f.toml")

@@ -8,6 +8,7 @@ guidance fail for the reasons the skill is about.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 
 import pytest
@@ -135,3 +136,19 @@ def test_every_trial_reports_token_usage(replay: Run) -> None:
         usage = result["usage"]
         assert usage and usage["input"] and usage["output"] and usage["cache_read"] is not None, key
         assert usage["total"] == usage["input"] + usage["output"] + usage["cache_read"] + usage["cache_write"]
+
+
+def test_judged_checks_replay_from_the_suite_s_recorded_verdicts(replay: Run) -> None:
+    judged = {k: r for k, r in replay.results.items() if r["paths"].get("judge")}
+    assert {k[1] for k in judged} == {"session-creation", "interactive-cli"}
+    for key, result in judged.items():
+        records = json.loads((replay.dir / result["paths"]["judge"]).read_text())["records"]
+        assert {r["source"] for r in records} == {"cassette"}, key  # no judge was asked: offline and free
+        assert result["judge_usage"] is None
+    # The judge agrees with the patterns where both look: the stale plan sleeps and leaves its session.
+    stale = [
+        c
+        for c in replay.results[("prompt", "session-creation", "stale")]["grade"]["checks"]
+        if c["kind"] == "judge"
+    ]
+    assert [c["passed"] for c in stale] == [False, False, False]

@@ -20,6 +20,7 @@ EXPECTED = {
     "trials",
     "TrialPolicy",
     "condition",
+    "judged_by",
     "workspace_preset",
     "anti_pattern",
     "PromptBuilder",
