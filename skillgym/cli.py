@@ -185,6 +185,7 @@ def _parser() -> argparse.ArgumentParser:
     add_shard_flags(run)
     add_cost_flags(run)
     add_gate_flags(run)
+    add_judge_flags(run)
     report = sub.add_parser("report", help="rebuild report.json and report.md from a run's events.jsonl")
     report.add_argument("run_dir", type=Path, metavar="RUN_DIR")
     add_snapshots_parser(sub)
@@ -193,10 +194,6 @@ def _parser() -> argparse.ArgumentParser:
     import_command.add_parser(sub)
     export_command.add_parser(sub)
     merge.add_parser(sub)
-    add_judge_flags(run)
-    report = sub.add_parser("report", help="rebuild report.json and report.md from a run's events.jsonl")
-    report.add_argument("run_dir", type=Path, metavar="RUN_DIR")
-    add_snapshots_parser(sub)
     add_judge_parser(sub)
     return parser
 
