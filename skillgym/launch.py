@@ -198,7 +198,7 @@ def _finished(
 
 
 def rebuild_report(run_dir: Path) -> Report:
-    """`skillgym report RUN_DIR`: report.json and report.md again, from events.jsonl alone.
+    """`skillgym report RUN_DIR`: report.json, report.md and report.html again, from events.jsonl.
 
     A baseline that is gone (or unreadable) by now is not compared, and the report says so in
     ``baseline_problem``: it is never dropped without a word.
@@ -210,7 +210,7 @@ def rebuild_report(run_dir: Path) -> Report:
         report = report_from(log.start, list(log.results), log.finish, baseline)
         if problem is not None:
             report = msgspec.structs.replace(report, baseline_problem=problem)
-        write_report(run_dir, report)
+        write_report(run_dir, report, log.results, suite_dir=log.start.suite_dir)
     return report
 
 
