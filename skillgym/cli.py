@@ -13,6 +13,7 @@ import msgspec
 from rich.console import Console
 
 from . import __version__
+from .commands import view
 from .console import columns, make_console
 from .errors import ExitCode, SkillgymError, UsageError
 from .fingerprint import short
@@ -168,9 +169,12 @@ def _parser() -> argparse.ArgumentParser:
         "--compare-baseline", type=Path, metavar="REPORT", help="compare with an earlier report.json"
     )
     add_run_flags(run)
-    report = sub.add_parser("report", help="rebuild report.json and report.md from a run's events.jsonl")
+    report = sub.add_parser(
+        "report", help="rebuild report.json, report.md and report.html from a run's events.jsonl"
+    )
     report.add_argument("run_dir", type=Path, metavar="RUN_DIR")
     add_snapshots_parser(sub)
+    view.add_parser(sub)
     return parser
 
 
@@ -187,6 +191,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _report(args, out, err)
         if args.command == "snapshots":
             return snapshots_command(args, out, err, run_suite=main)
+        if args.command == "view":
+            return view.main(args, out, err)
         return _run(args, out)
     except SkillgymError as exc:
         # The user's own secrets, at least: a message can quote what the user typed or had set.
@@ -260,7 +266,9 @@ def _report(args: argparse.Namespace, out: Console, err: Console) -> int:
             markup=False,
         )
     c = report.counts
-    out.print(f"rebuilt {args.run_dir / 'report.json'} and report.md from events.jsonl", markup=False)
+    out.print(
+        f"rebuilt {args.run_dir / 'report.json'}, report.md and report.html from events.jsonl", markup=False
+    )
     out.print(f"{c.total} trials: {c.passed} passed, {c.failed} failed, {c.errored} errored", markup=False)
     return ExitCode.OK
 
