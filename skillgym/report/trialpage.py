@@ -79,7 +79,7 @@ def trial_page(run_dir: Path, result: TrialResult, case: Case | None = None) -> 
             r=result,
             report_link="../" * depth + "report.html",
             folder=str(folder.resolve()),
-            prompt=_text_file(folder / "prompt.txt"),
+            prompt=_text_file(folder / "prompt.txt") or _transcript_prompt(folder / "transcript.md"),
             trace=trace,
             trace_problem=trace_problem,
             calls=_calls(trace),
@@ -111,6 +111,19 @@ def _text_file(path: Path) -> Shown | None:
         return shown(path.read_text(encoding="utf-8", errors="replace"))
     except OSError:
         return None
+
+
+def _transcript_prompt(path: Path) -> Shown | None:
+    """The prompt as transcript.md holds it: a trial with no workspace (prompt lane) has no prompt.txt."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    _, found, rest = text.partition("\n## Prompt\n\n")
+    fence, _newline, body = rest.partition("\n")
+    if not found or not fence.startswith("```") or f"\n{fence}\n" not in f"\n{body}":
+        return None
+    return shown(f"\n{body}".split(f"\n{fence}\n", 1)[0].removeprefix("\n"))
 
 
 def _calls(trace: Trace | None) -> list[dict[str, Any]]:
