@@ -29,6 +29,8 @@ from .charts import Chart, Row, chart, exact, nice_ceiling
 from .trialpage import TRIAL_PAGE, shown, trial_page
 
 HTML_NAME: Final = "report.html"
+# The case table's rows per page (the script pages it; without a script every row shows).
+FIRST_PAGE: Final = 100
 DASH: Final = "\N{EN DASH}"  # what the page prints for a missing number, and between a range's ends
 
 
@@ -137,6 +139,7 @@ def render_html(report: Report, results: Sequence[TrialResult], pages: dict[str,
         style=env.get_template("style.css").render(),
         script=env.get_template("report.js").render(),
         trial_page=TRIAL_PAGE,
+        first_page=FIRST_PAGE,
     )
 
 

@@ -183,6 +183,8 @@ def test_a_trial_page_opens_with_its_tool_calls(
     checks = p.locator("#check-table tbody tr")
     assert checks.count() == len(result["grade"]["checks"])
     assert p.locator("#trial-folder").text_content() == str((run_dir / "trials" / key).resolve())
+    # The fixture's own log, which a verifier read, is linked from the page.
+    assert p.locator("#verifier-reads a", has_text="fixture-logs/hello-prompt.jsonl").count() == 1
     assert "tmux" in p.locator("#skills").inner_text()
     save_screenshot(p, tmp_path, "trial-view.png", full_page=True)
     p.locator("header.top a", has_text="report").click()
@@ -197,4 +199,63 @@ def test_the_summary_and_tables_read_without_javascript(browser: Any, run_dir: P
     assert p.locator("#chart-pass-rates g.mark circle.point").count() == len(report["condition_summaries"])
     assert p.locator("#case-table tbody tr:visible").count() == len(report["cases"])
     assert p.locator("#case-filters").is_hidden()  # the filters need the script, so they hide without it
+    context.close()
+
+
+def _large_report(where: Path, cases: int) -> Path:
+    """report.html of a run with ``cases`` case rows (one trial each), written without trial pages."""
+    from skillgym.events import RunStart
+    from skillgym.report import build_report
+    from skillgym.report.html import render_html
+    from tests.results import result_for
+
+    results = [
+        result_for(f"prompt/case-{n:04d}/none/stub/trial-1", "passed" if n % 3 else "failed")
+        for n in range(cases)
+    ]
+    start = RunStart(
+        run_id="large",
+        at=0.0,
+        argv=(),
+        suite="evals",
+        suite_dir=str(where),
+        run_dir=str(where),
+        lanes=("prompt",),
+        conditions=("none",),
+        providers=("stub",),
+        model=None,
+        trials=1,
+        concurrency=1,
+        total_trials=cases,
+        skill_hash="h" * 64,
+    )
+    page = where / "report.html"
+    page.write_text(render_html(build_report(start, results), results), encoding="utf-8")
+    return page
+
+
+def test_a_large_case_table_is_paged(page: tuple[Any, Watch], tmp_path: Path, browser: Any) -> None:
+    p, _ = page
+    report = _large_report(tmp_path, 250)
+    p.goto(report.as_uri())
+    visible = p.locator("#case-table tbody tr:visible")
+    assert visible.count() == 100
+    assert p.locator("#case-count").text_content() == "250 of 250 rows; page 1 of 3"
+    assert p.locator("#page-prev").is_disabled()
+    p.click("#page-next")
+    p.click("#page-next")
+    assert visible.count() == 50
+    assert visible.first.get_attribute("data-case") == "case-0200"
+    assert p.locator("#page-next").is_disabled()
+    p.select_option("#filter-status", "failed")  # a filter starts again at its first page
+    assert visible.count() == 84
+    assert p.locator("#case-count").text_content() == "84 of 250 rows"
+    p.select_option("#filter-status", "")
+    p.select_option("#page-size", "0")
+    assert visible.count() == 250
+    # Without the script every row shows: nothing is hidden that a reader could not reach.
+    context = browser.new_context(java_script_enabled=False)
+    plain = context.new_page()
+    plain.goto(report.as_uri())
+    assert plain.locator("#case-table tbody tr:visible").count() == 250
     context.close()

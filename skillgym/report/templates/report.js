@@ -12,25 +12,39 @@
     text: document.getElementById("filter-text")
   };
   var count = document.getElementById("case-count");
+  var pageSize = document.getElementById("page-size");
+  var prev = document.getElementById("page-prev"), next = document.getElementById("page-next");
+  var page = 0;
   document.getElementById("case-filters").classList.remove("hidden");
 
+  // Shows the rows that pass every filter, one page of them at a time.
   function apply() {
     var lane = controls.lane.value, condition = controls.condition.value;
     var status = controls.status.value, text = controls.text.value.trim().toLowerCase();
-    var shown = 0;
-    rows.forEach(function (row) {
-      var ok = (!lane || row.dataset.lane === lane) &&
+    var size = parseInt(pageSize.value, 10);
+    var matching = rows.filter(function (row) {
+      return (!lane || row.dataset.lane === lane) &&
         (!condition || row.dataset.condition === condition) &&
         (!status || row.dataset.statuses.split(" ").indexOf(status) >= 0) &&
         (!text || row.dataset.text.indexOf(text) >= 0);
-      row.hidden = !ok;
-      if (ok) { shown += 1; }
     });
-    count.textContent = shown + " of " + rows.length + " rows";
+    var pages = size ? Math.max(1, Math.ceil(matching.length / size)) : 1;
+    page = Math.min(page, pages - 1);
+    var first = size ? page * size : 0, last = size ? first + size : matching.length;
+    rows.forEach(function (row) { row.hidden = true; });
+    matching.slice(first, last).forEach(function (row) { row.hidden = false; });
+    table.classList.add("paged");
+    prev.disabled = page === 0;
+    next.disabled = page >= pages - 1;
+    count.textContent = matching.length + " of " + rows.length + " rows" +
+      (pages > 1 ? "; page " + (page + 1) + " of " + pages : "");
   }
   Object.keys(controls).forEach(function (name) {
-    controls[name].addEventListener("input", apply);
+    controls[name].addEventListener("input", function () { page = 0; apply(); });
   });
+  pageSize.addEventListener("input", function () { page = 0; apply(); });
+  prev.addEventListener("click", function () { page -= 1; apply(); });
+  next.addEventListener("click", function () { page += 1; apply(); });
 
   function key(row, index, numeric) {
     var cell = row.cells[index];
@@ -54,7 +68,11 @@
         if (y === null) { return -1; }
         return (x < y ? -1 : 1) * sign;
       });
-      rows.forEach(function (row) { body.appendChild(row); });
+      var ordered = document.createDocumentFragment();
+      rows.forEach(function (row) { ordered.appendChild(row); });
+      body.appendChild(ordered);
+      page = 0;
+      apply();
     });
   });
   apply();
