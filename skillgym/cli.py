@@ -157,7 +157,7 @@ def _parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="NAME",
-        help="add a reporter: {reporters} (the event log and report.json/report.md are always written)",
+        help="add a reporter: {reporters} (the event log and report.json/.md/.html are always written)",
     )
     output.add_argument(
         "--reporter-output",

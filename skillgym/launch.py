@@ -35,7 +35,10 @@ from .snapshots.step import SnapshotStep
 from .trialfiles import mend_result_files
 
 # What every run writes, whatever --reporter names: naming one is a mistake worth saying.
-ALWAYS_ON: Final = {"events": "the event log (events.jsonl)", "final": "the report (report.json, report.md)"}
+ALWAYS_ON: Final = {
+    "events": "the event log (events.jsonl)",
+    "final": "the report (report.json, report.md, report.html)",
+}
 
 
 def build_reporters(

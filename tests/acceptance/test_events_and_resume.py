@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import agent_run, run_agent, run_cli, running_cli, wait_for
+from tests.conftest import agent_run, run_agent, run_cli, run_dirs, running_cli, wait_for
 
 SuiteDir = Callable[[dict[str, str]], Path]
 
@@ -63,7 +63,7 @@ def _events(run_dir: Path) -> list[dict[str, object]]:
 
 
 def _only_run(root: Path, output: str = "runs") -> Path:
-    (run_dir,) = (root.parent / output).iterdir()
+    (run_dir,) = run_dirs(root.parent / output)
     return run_dir
 
 
@@ -312,7 +312,7 @@ def test_reporter_flags_are_checked_before_anything_runs(suite_dir: SuiteDir) ->
         (["--reporter", "xml"], "unknown reporter 'xml'"),
         (["--reporter", "jsonl"], "needs --reporter-output"),
         (["--reporter-output", "x.jsonl"], "add --reporter jsonl"),
-        (["--reporter", "final"], "the report (report.json, report.md) is always written"),
+        (["--reporter", "final"], "the report (report.json, report.md, report.html) is always written"),
         (["--reporter", "events"], "the event log (events.jsonl) is always written"),
     ):
         proc = run_cli("run", "--suite", str(root), "--provider", "stub", *flags, cwd=root.parent)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import agent_run, run_agent, run_cli, running_cli, wait_for, write_suite
+from tests.conftest import agent_run, run_agent, run_cli, run_dirs, running_cli, wait_for, write_suite
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
 
@@ -78,7 +78,7 @@ def user_home(tmp_path: Path) -> Path:
 
 
 def _run_dir(root: Path) -> Path:
-    (run_dir,) = (root.parent / "runs").iterdir()
+    (run_dir,) = run_dirs(root.parent / "runs")
     return run_dir
 
 
