@@ -346,8 +346,8 @@ def test_ctrl_c_stops_cleanly_with_130_and_keeps_finished_trials(suite_dir: Suit
     with running_cli(*args, "--concurrency", "1", cwd=root.parent) as child:
         calm_result = wait_for(
             lambda: (
-                list(runs.glob("*/trials/prompt/crashy/none/command/trial-1/workspace/daemon.pid"))
-                and list(runs.glob("*/trials/prompt/calm/none/command/trial-1/result.json"))
+                run_files(runs, "trials/prompt/crashy/none/command/trial-1/workspace/daemon.pid")
+                and run_files(runs, "trials/prompt/calm/none/command/trial-1/result.json")
             ),
             timeout=60,
             what="the first trial to finish and the second to start",

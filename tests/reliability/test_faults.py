@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, agent_run, run_agent, run_cli, run_dirs, running_cli, wait_for
+from tests.conftest import REPO, agent_run, run_agent, run_cli, run_dirs, run_files, running_cli, wait_for
 
 SuiteDir = Callable[[dict[str, str]], Path]
 
@@ -149,7 +149,7 @@ def test_an_output_dir_removed_mid_run_stops_with_exit_2(suite_dir: SuiteDir, tm
     runs = root.parent / "runs"
     args = agent_run(root, agent)
     with running_cli(*args, "--concurrency", "1", cwd=root.parent) as child:
-        wait_for(lambda: list(runs.glob("*/trials/*/*/*/*/*/result.json")), timeout=60, what="a first result")
+        wait_for(lambda: run_files(runs, "trials/*/*/*/*/*/result.json"), timeout=60, what="a first result")
         (run_dir,) = run_dirs(runs)
         # The run keeps writing while we delete: retry until the folder is really gone.
         deadline = time.monotonic() + 60
@@ -193,7 +193,7 @@ def test_a_workspace_that_cannot_be_removed_is_a_warning_naming_it(
         ).is_dir()
         assert not list(run_dir.glob("trials/prompt/case-1/*/*/*/workspace"))  # the other one is gone
     finally:
-        for stuck in (root.parent / "runs").glob("*/trials/prompt/case-0/*/*/*/workspace/stuck.txt"):
+        for stuck in run_files(root.parent / "runs", "trials/prompt/case-0/*/*/*/workspace/stuck.txt"):
             subprocess.run(["chattr", "-i", stuck], check=False)
 
 
