@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from pathlib import Path
 from typing import Any, Final
@@ -31,6 +32,7 @@ from .trialpage import TRIAL_PAGE, shown, trial_page
 HTML_NAME: Final = "report.html"
 # The case table's rows per page (the script pages it; without a script every row shows).
 FIRST_PAGE: Final = 100
+PAGE_WRITERS: Final = 8
 DASH: Final = "\N{EN DASH}"  # what the page prints for a missing number, and between a range's ends
 
 
@@ -47,6 +49,12 @@ def environment() -> jinja2.Environment:
     env.filters.update(pct=pct, interval=interval_text, pp=pp, exact=exact, num=num, json_script=json_script)
     env.globals.update(shown_text=shown)
     return env
+
+
+@cache
+def static(name: str) -> str:
+    """A template without variables (the style sheet, a script), rendered once: every page inlines it."""
+    return environment().get_template(name).render()
 
 
 def json_script(value: Any) -> markupsafe.Markup:
@@ -98,13 +106,18 @@ def write_html(
     fingerprint is still the one their trials ran with.
     """
     cases = suite_cases(suite_dir)
-    pages: dict[str, str] = {}
-    for result in results:
+    environment()  # built once, before the threads share it
+
+    def page_of(result: TrialResult) -> str | None:
         case = cases.get(result.id.case_id)
         same = case is not None and case.fingerprint == result.id.fingerprint
-        page = trial_page(run_dir, result, case if same else None)
-        if page is not None:
-            pages[result.id.key] = page
+        return trial_page(run_dir, result, case if same else None)
+
+    # Threads: each page is mostly waiting on the disk (a file made, written and renamed), so several at
+    # once hide that latency; rendering itself holds the GIL and gains nothing.
+    with ThreadPoolExecutor(max_workers=PAGE_WRITERS) as pool:
+        written = list(pool.map(page_of, results))
+    pages = {r.id.key: page for r, page in zip(results, written, strict=True) if page is not None}
     write_atomic(run_dir / HTML_NAME, render_html(report, results, pages))
 
 
@@ -136,8 +149,8 @@ def render_html(report: Report, results: Sequence[TrialResult], pages: dict[str,
         errors_agents={k: v for k, v in report.errors_by_class.items() if k not in NOT_THE_AGENTS},
         errors_not_agents={k: v for k, v in report.errors_by_class.items() if k in NOT_THE_AGENTS},
         trial_links=pages,
-        style=env.get_template("style.css").render(),
-        script=env.get_template("report.js").render(),
+        style=static("style.css"),
+        script=static("report.js"),
         trial_page=TRIAL_PAGE,
         first_page=FIRST_PAGE,
     )

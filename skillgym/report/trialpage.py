@@ -16,7 +16,6 @@ from typing import Any, Final
 
 import msgspec
 
-from ..files import write_atomic
 from ..model import (
     ArtifactExists,
     Case,
@@ -65,7 +64,7 @@ def trial_page(run_dir: Path, result: TrialResult, case: Case | None = None) -> 
     ``case`` is the case as the suite defines it now, given only when its fingerprint is the trial's: it
     says which files the verifiers read.
     """
-    from .html import environment
+    from .html import environment, static
 
     folder = run_dir / result.paths.dir
     if not folder.is_dir():
@@ -87,11 +86,13 @@ def trial_page(run_dir: Path, result: TrialResult, case: Case | None = None) -> 
             bundle=_bundle(run_dir, result),
             files=_trial_files(result),
             reads=verifier_reads(case, folder) if case is not None else [],
-            style=environment().get_template("style.css").render(),
-            script=environment().get_template("trial.js").render(),
+            style=static("style.css"),
+            script=static("trial.js"),
         )
     )
-    write_atomic(folder / TRIAL_PAGE, html)
+    # Written in place, not through a temp file and a rename: a page is a view `skillgym report` rebuilds
+    # from the trial's files, and the rename over an earlier page costs more than rendering it.
+    (folder / TRIAL_PAGE).write_text(html, encoding="utf-8")
     return f"{result.paths.dir.replace(os.sep, '/')}/{TRIAL_PAGE}"
 
 
