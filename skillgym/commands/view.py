@@ -61,6 +61,8 @@ def resolve_run(given: Path | None, output: Path) -> Path:
         given = found
     if not given.is_dir():
         raise UsageError(f"{given} is not a folder; pass a run folder such as runs/<run-id>")
+    if not (given / "events.jsonl").is_file() and (newest := latest_run_dir(given)) is not None:
+        given = newest  # the output folder itself (`skillgym view runs`): its newest run
     if not (given / HTML_NAME).is_file():
         if (given / "events.jsonl").is_file():
             raise UsageError(

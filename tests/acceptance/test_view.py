@@ -68,12 +68,13 @@ def test_view_serves_the_latest_run_on_loopback(ran: Path) -> None:
             assert 'id="trial"' in response.read().decode()
 
 
-def test_view_opens_the_file_in_the_named_browser(ran: Path) -> None:
+@pytest.mark.parametrize("where", [[], ["runs"]], ids=["latest", "output-folder"])
+def test_view_opens_the_file_in_the_named_browser(ran: Path, where: list[str]) -> None:
     opened = ran / "opened.txt"
     browser = ran / "browser.sh"
     browser.write_text(f'#!/bin/sh\necho "$1" > {opened}\n', encoding="utf-8")
     browser.chmod(browser.stat().st_mode | stat.S_IXUSR)
-    done = run_cli("view", cwd=ran, env={"BROWSER": str(browser), "DISPLAY": ":0"})
+    done = run_cli("view", *where, cwd=ran, env={"BROWSER": str(browser), "DISPLAY": ":0"})
     assert done.returncode == 0, done.stderr
     run_dir = (ran / "runs" / "latest").resolve()
     wait_for(opened.exists, timeout=10, what="the browser script to run")

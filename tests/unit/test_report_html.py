@@ -11,7 +11,7 @@ import pytest
 
 from skillgym.events import RunStart
 from skillgym.identity import trial_id
-from skillgym.report import build_report
+from skillgym.report import build_report, compare_to_baseline
 from skillgym.report.html import json_script, render_html
 from skillgym.results import ErrorClass, Grade, TrialPaths, TrialResult
 from skillgym.trace import TokenUsage
@@ -269,3 +269,18 @@ def test_the_page_loads_nothing() -> None:
     text = render_html(build_report(_start(), results), results)
     for marker in ("http://", "https://", "src=", "<link"):
         assert marker not in text.replace('xmlns="http://www.w3.org/2000/svg"', "")
+
+
+def test_the_baseline_table_holds_report_json_deltas() -> None:
+    before = _results(11)
+    now = _results(12)
+    report = build_report(_start(), now)
+    report = msgspec.structs.replace(
+        report, baseline=compare_to_baseline(report, build_report(_start(), before))
+    )
+    doc = msgspec.json.decode(msgspec.json.encode(report))
+    html = Elements(render_html(report, now))
+    cells = html.select("baseline-table", "td", "data-value")
+    assert len(cells) == len(doc["baseline"]["rows"]) > 0
+    for cell, row in zip(cells, doc["baseline"]["rows"], strict=True):
+        assert _exact(cell["attrs"]["data-value"], row["delta"])
