@@ -211,7 +211,8 @@ def _bundle(run_dir: Path, result: TrialResult) -> list[dict[str, Any]]:
         else:
             entry["kind"] = "file"
         out.append(entry)
-    return out
+    order = ("image", "video", "cast", "text", "file")  # the evidence to look at first, then the notes
+    return sorted(out, key=lambda e: order.index(e["kind"]))
 
 
 def cast_frames(path: Path) -> list[dict[str, Any]]:

@@ -19,15 +19,16 @@ CASES = (
     "wait-for-output",
     "screen-bait",
     "session-creation",
+    "resize-regression",
 )
 
 
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A replayed run of part of the example suite: two lanes, every condition, trials with tool calls."""
+    """A replayed run of part of the example suite: every lane and condition, tool calls, a proof bundle."""
     where = tmp_path_factory.mktemp("browser-run")
     args = ["run", "--suite", str(REPO / "evals"), "--output", str(where / "runs")]
-    args += ["--lane", "prompt", "--lane", "execution"]
+    args += ["--lane", "prompt", "--lane", "execution", "--lane", "dogfood"]
     for case in CASES:
         args += ["--case", case]
     done = run_cli(*args, cwd=where, timeout=300)
@@ -259,3 +260,24 @@ def test_a_large_case_table_is_paged(page: tuple[Any, Watch], tmp_path: Path, br
     plain.goto(report.as_uri())
     assert plain.locator("#case-table tbody tr:visible").count() == 250
     context.close()
+
+
+def test_a_dogfood_trial_shows_its_screenshots(
+    page: tuple[Any, Watch], run_dir: Path, tmp_path: Path
+) -> None:
+    p, _ = page
+    bundles = [
+        r
+        for r in (json.loads(f.read_text()) for f in run_dir.glob("trials/dogfood/*/*/*/*/result.json"))
+        if r["paths"]["bundle"] and list((run_dir / r["paths"]["bundle"]).rglob("*.svg"))
+    ]
+    assert bundles, "the replayed dogfood trials left no screenshot"
+    p.goto((run_dir / bundles[0]["paths"]["dir"] / "trial.html").as_uri())
+    images = p.locator("#bundle figure[data-kind=image] img")
+    assert images.count() == len(list((run_dir / bundles[0]["paths"]["bundle"]).rglob("*.svg")))
+    images.first.scroll_into_view_if_needed()
+    p.wait_for_function("() => [...document.querySelectorAll('#bundle img')].every(i => i.complete)")
+    widths = images.evaluate_all("imgs => imgs.map(i => i.naturalWidth)")
+    assert all(width > 0 for width in widths), widths  # each screenshot really loaded from disk
+    p.evaluate("() => window.scrollTo(0, 0)")
+    save_screenshot(p, tmp_path, "trial-bundle.png", full_page=True)
