@@ -92,7 +92,10 @@ def trial_page(run_dir: Path, result: TrialResult, case: Case | None = None) -> 
     )
     # Written in place, not through a temp file and a rename: a page is a view `skillgym report` rebuilds
     # from the trial's files, and the rename over an earlier page costs more than rendering it.
-    (folder / TRIAL_PAGE).write_text(html, encoding="utf-8")
+    try:
+        (folder / TRIAL_PAGE).write_text(html, encoding="utf-8")
+    except OSError:
+        return None  # a trial folder made read-only: report.html shows the trial unlinked, as with no folder
     return f"{result.paths.dir.replace(os.sep, '/')}/{TRIAL_PAGE}"
 
 
