@@ -284,3 +284,17 @@ def test_the_baseline_table_holds_report_json_deltas() -> None:
     assert len(cells) == len(doc["baseline"]["rows"]) > 0
     for cell, row in zip(cells, doc["baseline"]["rows"], strict=True):
         assert _exact(cell["attrs"]["data-value"], row["delta"])
+
+
+def test_a_run_without_grades_or_tokens_still_renders() -> None:
+    errored = [
+        _trial("prompt", "c1", "none", 1, False, error="provider-unavailable"),
+        _trial("prompt", "c1", "self-load", 1, False, error="timeout"),
+    ]
+    for results in ([], errored):
+        text = render_html(build_report(_start(), results), results)
+        assert "No trial reported token usage." in text
+        assert 'id="case-table"' in text and 'id="chart-pass-rates"' in text
+    html = Elements(render_html(build_report(_start(), errored), errored))
+    (no_rate,) = html.select("chart-pass-rates", "g", "data-rate")[:1]
+    assert "no usable trials" in no_rate["text"]  # only an error not the agent's: nothing to estimate
