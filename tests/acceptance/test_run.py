@@ -446,7 +446,7 @@ def test_record_with_a_real_agent_then_replay_offline_gives_the_same_outcome(
     stale = run_cli("run", "--suite", str(root), "--case", "make-file", "--output", "stale", cwd=root.parent)
     assert stale.returncode == 0, stale.stderr
     assert "1 trial(s) finished with warnings: see Warnings in report.md" in stale.stdout
-    (stale_dir,) = (root.parent / "stale").iterdir()
+    (stale_dir,) = run_dirs(root.parent / "stale")
     warnings = (stale_dir / "report.md").read_text().split("## Warnings\n", 1)[1].split("\n## ", 1)[0]
     assert "- `execution/make-file/none/replay/trial-1`\n  - cassette recorded for fingerprint" in warnings
 
@@ -455,7 +455,7 @@ def test_compare_baseline_pairs_cases_and_flags_a_changed_one(suite_dir: SuiteDi
     root = suite_dir(PROMPT_CASES)
     first = run_cli("run", "--suite", str(root), "--provider", "stub", "--output", "base", cwd=root.parent)
     assert first.returncode == 1
-    (base_dir,) = (root.parent / "base").iterdir()
+    (base_dir,) = run_dirs(root.parent / "base")
     # The bad case's check changes: a different case now, which must not be compared silently.
     cases = root / "cases.py"
     cases.write_text(
