@@ -1,7 +1,8 @@
 """report.html: one self-contained page (charts, tables, filters) plus one page per trial, from the Report.
 
 The page inlines its style and script and loads nothing: it opens from ``file://`` offline. Charts are SVG
-drawn here, so the summary and tables read without JavaScript; the script only filters and sorts. Trial
+drawn here, so the summary and tables read without JavaScript; the script only filters, sorts and pages
+the case table. Trial
 detail lives in ``trial.html`` inside each trial's folder (next to the screenshots it shows), so the main
 page stays small however many trials a run has.
 """
@@ -11,13 +12,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from functools import cache
 from pathlib import Path
 from typing import Any, Final
-
-import jinja2
-import markupsafe
-import msgspec
 
 from ..errors import SkillgymError
 from ..files import write_atomic
@@ -27,80 +23,19 @@ from ..stats import Interval
 from ..usage import ConditionTokens
 from .aggregate import LIFTS, PairedComparison, Report
 from .charts import Chart, Row, chart, exact, nice_ceiling
-from .trialpage import TRIAL_PAGE, shown, trial_page
+from .templating import DASH, compact, environment, interval_text, pct, pp, static
+from .trialpage import TRIAL_PAGE, trial_page
 
 HTML_NAME: Final = "report.html"
 # The case table's rows per page (the script pages it; without a script every row shows).
 FIRST_PAGE: Final = 100
 PAGE_WRITERS: Final = 8
-DASH: Final = "\N{EN DASH}"  # what the page prints for a missing number, and between a range's ends
-
-
-@cache
-def environment() -> jinja2.Environment:
-    """The template environment: templates ship as package data; everything is escaped unless marked."""
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader("skillgym.report", "templates"),
-        autoescape=True,
-        undefined=jinja2.StrictUndefined,  # a misspelt name in a template fails loudly, never renders empty
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    env.filters.update(pct=pct, interval=interval_text, pp=pp, exact=exact, num=num, json_script=json_script)
-    env.globals.update(shown_text=shown)
-    return env
-
-
-@cache
-def static(name: str) -> str:
-    """A template without variables (the style sheet, a script), rendered once: every page inlines it."""
-    return environment().get_template(name).render()
-
-
-def json_script(value: Any) -> markupsafe.Markup:
-    """JSON safe inside ``<script type="application/json">``: no ``<`` can end the element early."""
-    text = msgspec.json.encode(value).decode().replace("<", "\\u003c").replace(">", "\\u003e")
-    return markupsafe.Markup(text.replace("&", "\\u0026"))
-
-
-def pct(value: float | None) -> str:
-    """A rate as the page prints it; a missing one as an en dash."""
-    return DASH if value is None else f"{value:.1%}"
-
-
-def pp(value: float | None) -> str:
-    """A difference of rates, in percentage points."""
-    return DASH if value is None else f"{value * 100:+.1f} pp"
-
-
-def num(value: float | int | None) -> str:
-    """A count with thousands separators; a fractional one to one decimal."""
-    if value is None:
-        return DASH
-    return f"{int(value):,}" if float(value).is_integer() else f"{value:,.1f}"
-
-
-def compact(value: float) -> str:
-    """A token count short enough for a chart's margin: 9,876, 242.7k, 1.23M."""
-    if abs(value) < 10_000:
-        return num(value)
-    if abs(value) < 1_000_000:
-        return f"{value / 1000:,.1f}k"
-    return f"{value / 1_000_000:,.2f}M"
-
-
-def interval_text(value: Any, points: bool = False) -> str:
-    """``[low, high]`` as percentages (or percentage points for a difference); a dash without an interval."""
-    if value is None:
-        return DASH
-    show = pp if points else pct
-    return f"[{show(value.low)}, {show(value.high)}]"
 
 
 def write_html(
     run_dir: Path, report: Report, results: Sequence[TrialResult], *, suite_dir: str | None = None
 ) -> None:
-    """Write each trial's page, then report.html linking to them; each file atomically.
+    """Write each trial's page, then report.html (atomically) linking to them.
 
     ``suite_dir`` (the run's suite) says which files each verifier reads, for the cases whose
     fingerprint is still the one their trials ran with.
@@ -113,8 +48,8 @@ def write_html(
         same = case is not None and case.fingerprint == result.id.fingerprint
         return trial_page(run_dir, result, case if same else None)
 
-    # Threads: each page is mostly waiting on the disk (a file made, written and renamed), so several at
-    # once hide that latency; rendering itself holds the GIL and gains nothing.
+    # Threads: making and writing a page's file waits on the disk, so several at once hide that latency;
+    # rendering itself holds the GIL and gains nothing.
     with ThreadPoolExecutor(max_workers=PAGE_WRITERS) as pool:
         written = list(pool.map(page_of, results))
     pages = {r.id.key: page for r, page in zip(results, written, strict=True) if page is not None}

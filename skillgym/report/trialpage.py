@@ -27,6 +27,7 @@ from ..model import (
 )
 from ..results import TrialResult
 from ..trace import Trace
+from .templating import environment, static
 
 TRIAL_PAGE: Final = "trial.html"
 # Longer outputs and files are folded (and cut, with the rest left in the trial's files).
@@ -64,8 +65,6 @@ def trial_page(run_dir: Path, result: TrialResult, case: Case | None = None) -> 
     ``case`` is the case as the suite defines it now, given only when its fingerprint is the trial's: it
     says which files the verifiers read.
     """
-    from .html import environment, static
-
     folder = run_dir / result.paths.dir
     if not folder.is_dir():
         return None
@@ -88,6 +87,7 @@ def trial_page(run_dir: Path, result: TrialResult, case: Case | None = None) -> 
             reads=verifier_reads(case, folder) if case is not None else [],
             style=static("style.css"),
             script=static("trial.js"),
+            shown_text=shown,
         )
     )
     # Written in place, not through a temp file and a rename: a page is a view `skillgym report` rebuilds

@@ -12,7 +12,8 @@ import pytest
 from skillgym.events import RunStart
 from skillgym.identity import trial_id
 from skillgym.report import build_report, compare_to_baseline
-from skillgym.report.html import json_script, render_html
+from skillgym.report.html import render_html
+from skillgym.report.templating import json_script
 from skillgym.results import ErrorClass, Grade, TrialPaths, TrialResult
 from skillgym.trace import TokenUsage
 
