@@ -103,6 +103,8 @@ def _summary_chart(report: Report) -> Chart:
             text = pct(s.mean_case_pass_rate)
             if s.case_pass_interval is not None:
                 text += f" {interval_text(s.case_pass_interval)}"
+            else:
+                text += " (one case: no interval)"
         rows.append(
             Row(
                 label=label,
