@@ -15,7 +15,7 @@ from rich.console import Console
 from . import __version__
 from .adaptive import PLAN_FLAGS as ADAPTIVE_FLAGS
 from .adaptive import aa_conditions, add_adaptive_flags, check_threshold, plan_settings, trial_policy, with_aa
-from .commands import compare, merge
+from .commands import compare, merge, view
 from .commands import export as export_command
 from .commands import import_evals as import_command
 from .commands import plan as plan_command
@@ -170,7 +170,7 @@ def _parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="NAME",
-        help="add a reporter: {reporters} (the event log and report.json/report.md are always written)",
+        help="add a reporter: {reporters} (the event log and report.json/.md/.html are always written)",
     )
     output.add_argument(
         "--reporter-output",
@@ -186,7 +186,9 @@ def _parser() -> argparse.ArgumentParser:
     add_cost_flags(run)
     add_gate_flags(run)
     add_judge_flags(run)
-    report = sub.add_parser("report", help="rebuild report.json and report.md from a run's events.jsonl")
+    report = sub.add_parser(
+        "report", help="rebuild report.json, report.md and report.html from a run's events.jsonl"
+    )
     report.add_argument("run_dir", type=Path, metavar="RUN_DIR")
     add_snapshots_parser(sub)
     compare.add_parser(sub)
@@ -195,6 +197,7 @@ def _parser() -> argparse.ArgumentParser:
     export_command.add_parser(sub)
     merge.add_parser(sub)
     add_judge_parser(sub)
+    view.add_parser(sub)
     return parser
 
 
@@ -225,6 +228,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .judge.command import main as judge_command
 
             return judge_command(args, out, err)
+        if args.command == "view":
+            return view.main(args, out, err)
         return _run(args, out)
     except SkillgymError as exc:
         # The user's own secrets, at least: a message can quote what the user typed or had set.
@@ -298,7 +303,9 @@ def _report(args: argparse.Namespace, out: Console, err: Console) -> int:
             markup=False,
         )
     c = report.counts
-    out.print(f"rebuilt {args.run_dir / 'report.json'} and report.md from events.jsonl", markup=False)
+    out.print(
+        f"rebuilt {args.run_dir / 'report.json'}, report.md and report.html from events.jsonl", markup=False
+    )
     out.print(f"{c.total} trials: {c.passed} passed, {c.failed} failed, {c.errored} errored", markup=False)
     return ExitCode.OK
 

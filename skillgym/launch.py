@@ -41,7 +41,10 @@ from .snapshots.step import SnapshotStep
 from .trialfiles import mend_result_files
 
 # What every run writes, whatever --reporter names: naming one is a mistake worth saying.
-ALWAYS_ON: Final = {"events": "the event log (events.jsonl)", "final": "the report (report.json, report.md)"}
+ALWAYS_ON: Final = {
+    "events": "the event log (events.jsonl)",
+    "final": "the report (report.json, report.md, report.html)",
+}
 
 
 def build_reporters(
@@ -231,7 +234,7 @@ def _finished(
 
 
 def rebuild_report(run_dir: Path) -> Report:
-    """`skillgym report RUN_DIR`: report.json and report.md again, from events.jsonl alone.
+    """`skillgym report RUN_DIR`: report.json, report.md and report.html again, from events.jsonl.
 
     A baseline that is gone (or unreadable) by now is not compared, and the report says so in
     ``baseline_problem``: it is never dropped without a word.
@@ -243,7 +246,7 @@ def rebuild_report(run_dir: Path) -> Report:
         report = report_from(log.start, list(log.results), log.finish, baseline)
         if problem is not None:
             report = msgspec.structs.replace(report, baseline_problem=problem)
-        write_report(run_dir, report)
+        write_report(run_dir, report, log.results, suite_dir=log.start.suite_dir)
     return report
 
 

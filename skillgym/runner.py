@@ -45,6 +45,7 @@ from .identity import Group
 from .judge.flags import DEFAULT_JUDGE_TIMEOUT_S
 from .judge.run import open_session
 from .judge.session import JudgeSession
+from .latest import point_latest
 from .model import Case, Data, Lane, Suite
 from .plan import Plan, WorkItem
 from .providers import ProviderSettings, make_provider
@@ -350,6 +351,7 @@ async def execute(
         start = msgspec.structs.replace(run_start(run, resumed=bool(done)), notes=notes)
         start = scrub_struct(start, secrets)  # run.json is written before the bus, which scrubs the rest
         _write_run_json(run_dir, start)
+        point_latest(run_dir)  # best effort: a run never fails for want of a link (see latest.py)
         t0 = time.monotonic()
         async with running_bus(*subscribers, secrets=secrets) as bus:
             await bus.publish(start)

@@ -57,12 +57,25 @@ class TokenRow(Data, frozen=True, kw_only=True):
     judge_total: Summary | None = None
 
 
+class ConditionTokens(Data, frozen=True, kw_only=True):
+    """A lane under one condition and provider: the per-trial total's median and spread over its trials."""
+
+    lane: Lane
+    condition: str
+    provider: str
+    trials: int  # trials that reported usage
+    missing: int
+    total: Summary | None = None
+
+
 class TokenReport(Data, frozen=True, kw_only=True):
     """The run's token section: sums over the run and per lane, one row per case x condition x provider."""
 
     totals: TokenTotals
     lanes: tuple[LaneTokens, ...]
     rows: tuple[TokenRow, ...]
+    # Per lane, condition and provider (what report.html charts); empty in reports from before it.
+    conditions: tuple[ConditionTokens, ...] = ()
 
 
 TOKEN_USAGE_SCHEMA = 2  # schema 1 holds the identity's fields at the top level instead of in `id`

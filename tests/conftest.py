@@ -83,6 +83,16 @@ def running_cli(*args: str, cwd: Path, env: dict[str, str] | None = None) -> Ite
             child.communicate()
 
 
+def run_dirs(output: Path) -> list[Path]:
+    """The run folders under ``output``, sorted: not ``latest``, the link to the newest of them."""
+    return sorted(d for d in output.iterdir() if d.is_dir() and not d.is_symlink())
+
+
+def run_files(output: Path, pattern: str) -> list[Path]:
+    """Files matching ``pattern`` in each run folder under ``output``: each once, not again via ``latest``."""
+    return [path for run in run_dirs(output) for path in sorted(run.glob(pattern))] if output.is_dir() else []
+
+
 T = TypeVar("T")
 
 

@@ -15,6 +15,7 @@ from ..model import LANES
 from ..results import TrialResult
 from ..stats import Summary, summarize
 from ..trace import TokenUsage
+from ..usage import ConditionTokens as ConditionTokens
 from ..usage import LaneTokens as LaneTokens
 from ..usage import TokenReport as TokenReport
 from ..usage import TokenRow as TokenRow
@@ -128,4 +129,26 @@ def build_token_report(results: Sequence[TrialResult]) -> TokenReport | None:
             LaneTokens(lane=lane, totals=totals([r for r in results if r.id.lane == lane])) for lane in lanes
         ),
         rows=token_rows(results),
+        conditions=condition_tokens(results),
     )
+
+
+def condition_tokens(results: Sequence[TrialResult]) -> tuple[ConditionTokens, ...]:
+    """Per lane, condition and provider, in lane order then first appearance: the per-trial total's spread."""
+    groups: dict[tuple[str, str, str], list[TrialResult]] = defaultdict(list)
+    for r in sorted(results, key=lambda r: LANES.index(r.id.lane)):
+        groups[(r.id.lane, r.id.condition, r.id.provider)].append(r)
+    out = []
+    for (_, condition, provider), mine in groups.items():
+        used = [r.usage for r in mine if r.usage is not None and has_usage(r)]
+        out.append(
+            ConditionTokens(
+                lane=mine[0].id.lane,
+                condition=condition,
+                provider=provider,
+                trials=len(used),
+                missing=len(mine) - len(used),
+                total=_figure(used, "total"),
+            )
+        )
+    return tuple(out)

@@ -41,7 +41,8 @@ class ReporterPlugin(Protocol):
 class ReportListener(Protocol):
     """A subscriber that also wants the finished report (an HTML page, a dashboard upload).
 
-    ``on_report`` is awaited once, after report.json and report.md are written, before the run ends.
+    ``on_report`` is awaited once, after report.json, report.md and report.html are written, before the
+    run ends.
     """
 
     async def on_report(self, report: Report) -> None: ...

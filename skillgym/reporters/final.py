@@ -1,4 +1,4 @@
-"""The always-on final report: report.json and report.md, written atomically when the run finishes."""
+"""The always-on final report: report.json, report.md and report.html, written atomically at the end."""
 
 from __future__ import annotations
 
@@ -12,13 +12,17 @@ from ..files import write_atomic
 from ..judge.pairwise import read_pairwise
 from ..judge.report import with_pairwise
 from ..report import Report, build_report, compare_to_baseline, render_markdown
+from ..report.html import write_html
 from ..results import TrialResult
 from ..snapshots.model import SnapshotCheck
 from .base import ReporterContext, ReportListener
 
 
-def write_report(run_dir: Path, report: Report) -> None:
-    """Write report.json (sorted keys, stable bytes) and report.md (with the run's pairwise.json, if any)."""
+def write_report(
+    run_dir: Path, report: Report, results: Sequence[TrialResult] = (), *, suite_dir: str | None = None
+) -> None:
+    """Write report.json (sorted keys, stable bytes), report.md and report.html with its trial pages,
+    with the run's pairwise.json, if any."""
     pairwise = read_pairwise(run_dir)
     if pairwise is not None:
         report = msgspec.structs.replace(report, judge=with_pairwise(report.judge, pairwise))
@@ -26,6 +30,7 @@ def write_report(run_dir: Path, report: Report) -> None:
     # Bytes throughout: a large run's report.json is tens of megabytes, not worth decoding to re-encode.
     write_atomic(run_dir / "report.json", msgspec.json.format(doc, indent=2) + b"\n")
     write_atomic(run_dir / "report.md", render_markdown(report))
+    write_html(run_dir, report, results, suite_dir=suite_dir)
 
 
 class FinalReporter:
@@ -35,7 +40,7 @@ class FinalReporter:
     """
 
     name = "final"
-    help = "report.json and report.md in the run directory (always on)"
+    help = "report.json, report.md and report.html in the run directory (always on)"
 
     def __init__(
         self,
@@ -57,8 +62,9 @@ class FinalReporter:
         elif isinstance(event, TrialFinish):
             self._results[event.result.id.key] = event.result
         elif isinstance(event, RunFinish) and self._start is not None:
-            self.report = report_from(self._start, list(self._results.values()), event, self.baseline)
-            write_report(self.run_dir, self.report)
+            results = list(self._results.values())
+            self.report = report_from(self._start, results, event, self.baseline)
+            write_report(self.run_dir, self.report, results, suite_dir=self._start.suite_dir)
             for listener in self.listeners:
                 await listener.on_report(self.report)
 

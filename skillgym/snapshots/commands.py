@@ -104,7 +104,8 @@ def latest_run(output: Path, suite: Path | None = None) -> Path | None:
     """The newest run directory under ``output`` (of ``suite``, when given): run ids sort by start time."""
     if not output.is_dir():
         return None
-    runs = [d for d in output.iterdir() if (d / "events.jsonl").is_file()]
+    # Not ``latest``: a link to one of the others, whose name is no run id.
+    runs = [d for d in output.iterdir() if not d.is_symlink() and (d / "events.jsonl").is_file()]
     if suite is not None:
         wanted = str(suite.resolve())
         runs = [d for d in runs if _suite_of(d) == wanted]

@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.conftest import run_agent
+from tests.conftest import run_agent, run_dirs
 
 SUITE = {
     "suite.py": """
@@ -59,7 +59,7 @@ def test_the_report_splits_realized_lift_into_activation_gap_and_help_when_loade
     conditions = ("--condition", "none", "--condition", "self-load", "--condition", "preloaded")
     proc = run_agent(root, str(agent), *conditions, "--trials", "2")
     assert proc.returncode == 1, proc.stdout + proc.stderr  # none and the quiet self-load trials fail
-    (run_dir,) = (tmp_path / "runs").iterdir()
+    (run_dir,) = run_dirs(tmp_path / "runs")
     result = json.loads(
         (run_dir / "trials/execution/eager-1/self-load/command/trial-1/result.json").read_text()
     )

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from textwrap import dedent
 
-from tests.conftest import run_cli
+from tests.conftest import run_cli, run_dirs
 
 SuiteDir = Callable[[dict[str, str]], Path]
 
@@ -49,7 +49,7 @@ def _run(root: Path, *args: str) -> tuple[int, Path]:
         "--output", "runs", *args, cwd=root.parent,
     )  # fmt: skip
     assert proc.returncode in (0, 1), proc.stderr
-    (run_dir,) = (root.parent / "runs").iterdir()
+    (run_dir,) = run_dirs(root.parent / "runs")
     return proc.returncode, run_dir
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_agent, run_cli, write_suite
+from tests.conftest import run_agent, run_cli, run_dirs, write_suite
 
 SuiteDir = Callable[[dict[str, str]], Path]
 
@@ -39,7 +39,7 @@ def _suite(root: Path, names: tuple[str, ...], edited: bool, stubs: dict[str, st
 
 
 def _only_run(output: Path) -> Path:
-    (run_dir,) = output.iterdir()
+    (run_dir,) = run_dirs(output)
     return run_dir
 
 

@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from tests.conftest import run_agent, write_suite
+from tests.conftest import run_agent, run_dirs, write_suite
 
 SUITE = {
     "suite.py": """
@@ -43,7 +43,7 @@ print(json.dumps({"type": "result", "text": "I would wait"}))
 
 
 def _events(root: Path) -> list[dict[str, object]]:
-    (run_dir,) = (root.parent / "runs").iterdir()
+    (run_dir,) = run_dirs(root.parent / "runs")
     return [json.loads(line) for line in (run_dir / "events.jsonl").read_text().splitlines()]
 
 

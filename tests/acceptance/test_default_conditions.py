@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.conftest import run_agent
+from tests.conftest import run_agent, run_dirs
 
 SUITE = {
     "suite.py": """
@@ -51,7 +51,7 @@ def test_preloaded_and_stale_install_the_folder_and_declared_conditions_add(
     agent.chmod(0o755)
     proc = run_agent(root, str(agent), "--keep-workspaces")
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    (run_dir,) = (tmp_path / "runs").iterdir()
+    (run_dir,) = run_dirs(tmp_path / "runs")
     trials = run_dir / "trials/execution/greet"
     status = {
         p.parent.parent.parent.name: json.loads(p.read_text())["status"] for p in trials.rglob("result.json")

@@ -13,7 +13,7 @@ from typing import Any
 
 import msgspec
 
-from tests.conftest import run_cli
+from tests.conftest import run_cli, run_dirs
 from tests.evalsformat import skill_creator_schema as schema
 from tests.evalsformat.skill import EVALS, TRIGGERS, make_skill
 
@@ -78,7 +78,7 @@ def test_import_run_export_gives_every_field_back(tmp_path: Path) -> None:
         cwd=tmp_path,
     )  # fmt: skip
     assert ran.returncode in (0, 1), ran.stderr
-    (run_dir,) = (tmp_path / "runs").iterdir()
+    (run_dir,) = run_dirs(tmp_path / "runs")
 
     exported = run_cli("export", "skill-creator", str(run_dir), "out", cwd=tmp_path)
     assert exported.returncode == 0, exported.stderr
@@ -185,7 +185,7 @@ def test_export_refuses_a_folder_in_use_and_an_unknown_condition(tmp_path: Path)
         *_judge_flags(), cwd=tmp_path,
     )  # fmt: skip
     assert ran.returncode in (0, 1), ran.stderr
-    (run_dir,) = (tmp_path / "runs").iterdir()
+    (run_dir,) = run_dirs(tmp_path / "runs")
     (tmp_path / "out").mkdir()
     (tmp_path / "out/notes.md").write_text("mine")
     done = run_cli("export", "skill-creator", str(run_dir), "out", cwd=tmp_path)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import agent_run, run_agent, run_cli, running_cli, wait_for
+from tests.conftest import agent_run, run_agent, run_cli, run_dirs, run_files, running_cli, wait_for
 
 SuiteDir = Callable[[dict[str, str]], Path]
 
@@ -63,7 +63,7 @@ def _events(run_dir: Path) -> list[dict[str, object]]:
 
 
 def _only_run(root: Path, output: str = "runs") -> Path:
-    (run_dir,) = (root.parent / output).iterdir()
+    (run_dir,) = run_dirs(root.parent / output)
     return run_dir
 
 
@@ -147,9 +147,9 @@ def test_interrupted_run_resumes_without_losing_or_repeating_trials(
     hang_flag.write_text("")
     args = agent_run(root, f"{agent} {hang_flag}")
     with running_cli(*args, "--trials", "2", "--concurrency", "8", cwd=root.parent) as child:
-        results = "*/trials/prompt/*/*/command/trial-*/result.json"
+        results = "trials/prompt/*/*/command/trial-*/result.json"
         wait_for(  # 24 trials, 4 of them (case-4) hang
-            lambda: len(list((root.parent / "runs").glob(results))) >= 20,
+            lambda: len(run_files(root.parent / "runs", results)) >= 20,
             timeout=90,
             what="the run to get to where only case-4 hangs",
             every=0.1,
@@ -188,7 +188,7 @@ def test_a_run_that_is_still_going_cannot_be_resumed_alongside(suite_dir: SuiteD
     args = agent_run(root, f"{agent} {hang_flag}")
     with running_cli(*args, "--concurrency", "8", cwd=root.parent) as child:
         wait_for(
-            lambda: list((root.parent / "runs").glob("*/trials/prompt/*/*/command/trial-1/result.json")),
+            lambda: run_files(root.parent / "runs", "trials/prompt/*/*/command/trial-1/result.json"),
             timeout=90,
             what="the first trial to finish",
         )
@@ -312,7 +312,7 @@ def test_reporter_flags_are_checked_before_anything_runs(suite_dir: SuiteDir) ->
         (["--reporter", "xml"], "unknown reporter 'xml'"),
         (["--reporter", "jsonl"], "needs --reporter-output"),
         (["--reporter-output", "x.jsonl"], "add --reporter jsonl"),
-        (["--reporter", "final"], "the report (report.json, report.md) is always written"),
+        (["--reporter", "final"], "the report (report.json, report.md, report.html) is always written"),
         (["--reporter", "events"], "the event log (events.jsonl) is always written"),
     ):
         proc = run_cli("run", "--suite", str(root), "--provider", "stub", *flags, cwd=root.parent)

@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.conftest import agent_run, run_agent, run_cli, running_cli, wait_for
+from tests.conftest import agent_run, run_agent, run_cli, run_dirs, run_files, running_cli, wait_for
 
 SuiteDir = Callable[[dict[str, str]], Path]
 
@@ -47,7 +47,7 @@ def _stub_run(
         "run", "--suite", str(root), "--provider", "stub", "--output", output, *args, cwd=root.parent, env=env
     )
     runs = root.parent / output
-    found = list(runs.iterdir()) if runs.is_dir() else []
+    found = run_dirs(runs) if runs.is_dir() else []
     assert len(found) <= 1, found
     return proc.returncode, proc.stdout, proc.stderr, found[0] if found else None
 
@@ -179,7 +179,7 @@ def test_exit_3_when_errors_not_the_agents_leave_a_gate_without_data(
     assert "gate INCONCLUSIVE: pass_rate(execution, none) >= 0.5" in proc.stdout
     assert "exit 3 (inconclusive)" in proc.stdout
     assert "4 x environment-error" in proc.stdout
-    (run_dir,) = (root.parent / "runs").iterdir()
+    (run_dir,) = run_dirs(root.parent / "runs")
     (gate,) = json.loads((run_dir / "report.json").read_text())["gates"]
     assert gate["status"] == "inconclusive"
     assert gate["errors"] == 4
@@ -198,7 +198,7 @@ def test_exit_130_when_interrupted_whatever_the_gates_say(suite_dir: SuiteDir, t
         *args, "--concurrency", "1", "--gate", "pass_rate(prompt, none) >= 0", cwd=root.parent
     ) as child:
         wait_for(
-            lambda: list(runs.glob("*/trials/prompt/*/*/command/trial-1/workspace/started")),
+            lambda: run_files(runs, "trials/prompt/*/*/command/trial-1/workspace/started"),
             timeout=60,
             what="the first trial to start",
         )
@@ -226,7 +226,7 @@ def test_each_trial_has_its_cost_and_the_report_sums_it(suite_dir: SuiteDir, tmp
     assert proc.returncode == 0, proc.stderr
     # 1000 input at $3/M and 100 output at $15/M: $0.0045 a trial, from the packaged price table.
     assert "cost: $0.0090 over 2 trial(s)" in proc.stdout
-    (run_dir,) = (root.parent / "runs").iterdir()
+    (run_dir,) = run_dirs(root.parent / "runs")
     result = json.loads((run_dir / "trials/prompt/c0/none/command/trial-1/result.json").read_text())
     assert result["cost"] == {
         "usd": 0.0045,
@@ -253,7 +253,7 @@ def test_an_unknown_cost_stays_unknown(suite_dir: SuiteDir, tmp_path: Path) -> N
         "cost: - over 0 trial(s); 1 trial(s) of unknown cost (no price for house-model), not counted"
         in proc.stdout
     )
-    (run_dir,) = (root.parent / "runs").iterdir()
+    (run_dir,) = run_dirs(root.parent / "runs")
     assert json.loads((run_dir / "report.json").read_text())["cost"]["totals"]["usd"] is None
 
 
@@ -266,7 +266,7 @@ def test_a_budget_stops_new_trials_and_a_larger_one_resumes(suite_dir: SuiteDir,
     assert proc.returncode == 0, proc.stderr
     assert "2 trials: 2 passed" in proc.stdout
     assert "budget: the next trial (prompt/c0/none/command/trial-3) could spend $0.0100" in proc.stdout
-    (run_dir,) = (root.parent / "runs").iterdir()
+    (run_dir,) = run_dirs(root.parent / "runs")
     report = json.loads((run_dir / "report.json").read_text())
     assert report["budget"]["spent_usd"] == 0.02
     short = [(c["case_id"], c["finished"], c["planned"]) for c in report["budget"]["short"]]

@@ -8,7 +8,7 @@ import shutil
 import textwrap
 from pathlib import Path
 
-from tests.conftest import run_agent, run_cli
+from tests.conftest import run_agent, run_cli, run_dirs
 
 SKILL_MD = """\
 ---
@@ -60,7 +60,7 @@ def _skill(tmp_path: Path) -> Path:
 
 
 def _results(root: Path) -> dict[str, str]:
-    (run_dir,) = (root.parent / "runs").iterdir()
+    (run_dir,) = run_dirs(root.parent / "runs")
     return {
         p.parent.relative_to(run_dir / "trials").as_posix(): json.loads(p.read_text())["status"]
         for p in (run_dir / "trials").rglob("result.json")
@@ -102,7 +102,7 @@ def test_init_then_list_stub_run_and_a_scripted_agent(tmp_path: Path) -> None:
     assert set(prompt.values()) == {"passed"}, prompt
     execution = {k.split("/")[2]: v for k, v in results.items() if k.startswith("execution/")}
     assert execution == {"none": "failed", "self-load": "passed", "preloaded": "passed", "stale": "failed"}
-    (run_dir,) = (tmp_path / "runs").iterdir()
+    (run_dir,) = run_dirs(tmp_path / "runs")
     transcript = (
         run_dir / "trials/execution/csv-summary-task/preloaded/command/trial-1/transcript.md"
     ).read_text()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_agent, run_cli, write_suite
+from tests.conftest import run_agent, run_cli, run_dirs, write_suite
 
 # Python's re needs about 2^40 steps for this pattern against 40 a's and a b: hours, with the
 # interpreter lock held, so neither Ctrl-C nor the wall-clock limit could stop it.
@@ -43,7 +43,7 @@ def test_a_catastrophic_pattern_grades_at_once_and_the_run_reports(tmp_path: Pat
     # Without a linear-time matcher this run would not end: the timeout turns a hang into a failure.
     proc = run_agent(root, f"{sys.executable} {script}")
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    (run_dir,) = (tmp_path / "runs").iterdir()
+    (run_dir,) = run_dirs(tmp_path / "runs")
     (result_path,) = run_dir.glob("trials/prompt/exponential/none/command/trial-1/result.json")
     result = json.loads(result_path.read_text())
     assert result["status"] == "failed"

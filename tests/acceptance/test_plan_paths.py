@@ -6,7 +6,7 @@ import json
 import os
 from pathlib import Path
 
-from tests.conftest import run_cli, write_suite
+from tests.conftest import run_cli, run_dirs, write_suite
 
 SUITE = {
     "suite.py": """
@@ -83,7 +83,7 @@ def test_links_inside_the_suite_are_followed(tmp_path: Path) -> None:
     )
     code, lines, _ = _run(root, "--case", "edit")
     assert code == 1, lines  # ran: the stub answers text and writes no x, so the verifier fails
-    (run_dir,) = (root.parent / "runs").iterdir()
+    (run_dir,) = run_dirs(root.parent / "runs")
     assert (
         run_dir / "trials/execution/edit/none/stub/trial-1/workspace/notes.md"
     ).read_text() == "shared notes\n"
@@ -128,7 +128,7 @@ def test_resume_checks_the_plan_paths_again(tmp_path: Path) -> None:
     root = _suite(tmp_path)
     code, lines, _ = _run(root, "--case", "edit")
     assert code == 1, lines
-    (run_dir,) = (root.parent / "runs").iterdir()
+    (run_dir,) = run_dirs(root.parent / "runs")
     log = run_dir / "events.jsonl"
     kept = [line for line in log.read_text().splitlines(keepends=True) if '"run.finish"' not in line]
     log.write_text("".join(kept))  # as if the run had been killed before its end

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.conftest import run_cli
+from tests.conftest import run_cli, run_dirs
 
 SuiteDir = Callable[[dict[str, str]], Path]
 
@@ -67,7 +67,7 @@ SCHEMA_1 = Path(__file__).parent.parent / "unit" / "data" / "report-schema-1.jso
 
 
 def _only_run(root: Path, output: str = "runs") -> Path:
-    (run_dir,) = (root.parent / output).iterdir()
+    (run_dir,) = run_dirs(root.parent / output)
     return run_dir
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from skillgym.workspaces import layout_for
-from tests.conftest import REPO, agent_run, run_agent, run_cli, running_cli, wait_for
+from tests.conftest import REPO, agent_run, run_agent, run_cli, run_dirs, run_files, running_cli, wait_for
 
 SuiteDir = Callable[[dict[str, str]], Path]
 
@@ -47,7 +47,7 @@ def _events(run_dir: Path) -> list[dict[str, object]]:
 
 
 def _run_dir(root: Path) -> Path:
-    (run_dir,) = (root.parent / "runs").iterdir()
+    (run_dir,) = run_dirs(root.parent / "runs")
     return run_dir
 
 
@@ -346,8 +346,8 @@ def test_ctrl_c_stops_cleanly_with_130_and_keeps_finished_trials(suite_dir: Suit
     with running_cli(*args, "--concurrency", "1", cwd=root.parent) as child:
         calm_result = wait_for(
             lambda: (
-                list(runs.glob("*/trials/prompt/crashy/none/command/trial-1/workspace/daemon.pid"))
-                and list(runs.glob("*/trials/prompt/calm/none/command/trial-1/result.json"))
+                run_files(runs, "trials/prompt/crashy/none/command/trial-1/workspace/daemon.pid")
+                and run_files(runs, "trials/prompt/calm/none/command/trial-1/result.json")
             ),
             timeout=60,
             what="the first trial to finish and the second to start",
@@ -386,7 +386,7 @@ def test_more_ctrl_c_while_stopping_still_writes_the_report(suite_dir: SuiteDir,
     args = agent_run(root, f"{sys.executable} {agent}")
     with running_cli(*args, "--concurrency", "2", cwd=root.parent) as child:
         wait_for(
-            lambda: len(list(runs.glob("*/trials/prompt/*/none/command/trial-1/workspace/started"))) == 2,
+            lambda: len(run_files(runs, "trials/prompt/*/none/command/trial-1/workspace/started")) == 2,
             timeout=60,
             what="both agents to start",
         )
@@ -397,7 +397,7 @@ def test_more_ctrl_c_while_stopping_still_writes_the_report(suite_dir: SuiteDir,
         out, err = child.communicate(timeout=60)
     assert child.returncode == 130, (out, err)
     assert err.count("skillgym: stopping: ending the agents and writing the report") == 2, err
-    (run_dir,) = runs.iterdir()
+    (run_dir,) = run_dirs(runs)
     assert _events(run_dir)[-1]["type"] == "run.finish"
     assert "Interrupted" in (run_dir / "report.md").read_text()
 
@@ -434,7 +434,7 @@ def test_record_with_a_real_agent_then_replay_offline_gives_the_same_outcome(
         "run", "--suite", str(root), "--case", "make-file", "--output", "replays", cwd=root.parent
     )
     assert replayed.returncode == 0, replayed.stderr
-    (run_dir,) = (root.parent / "replays").iterdir()
+    (run_dir,) = run_dirs(root.parent / "replays")
     result = json.loads((run_dir / "trials/execution/make-file/none/replay/trial-1/result.json").read_text())
     assert result["status"] == "passed"
     assert result["usage"]["total"] == 10
@@ -446,7 +446,7 @@ def test_record_with_a_real_agent_then_replay_offline_gives_the_same_outcome(
     stale = run_cli("run", "--suite", str(root), "--case", "make-file", "--output", "stale", cwd=root.parent)
     assert stale.returncode == 0, stale.stderr
     assert "1 trial(s) finished with warnings: see Warnings in report.md" in stale.stdout
-    (stale_dir,) = (root.parent / "stale").iterdir()
+    (stale_dir,) = run_dirs(root.parent / "stale")
     warnings = (stale_dir / "report.md").read_text().split("## Warnings\n", 1)[1].split("\n## ", 1)[0]
     assert "- `execution/make-file/none/replay/trial-1`\n  - cassette recorded for fingerprint" in warnings
 
@@ -455,7 +455,7 @@ def test_compare_baseline_pairs_cases_and_flags_a_changed_one(suite_dir: SuiteDi
     root = suite_dir(PROMPT_CASES)
     first = run_cli("run", "--suite", str(root), "--provider", "stub", "--output", "base", cwd=root.parent)
     assert first.returncode == 1
-    (base_dir,) = (root.parent / "base").iterdir()
+    (base_dir,) = run_dirs(root.parent / "base")
     # The bad case's check changes: a different case now, which must not be compared silently.
     cases = root / "cases.py"
     cases.write_text(

@@ -19,7 +19,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import agent_run, run_agent, run_cli, running_cli, wait_for, write_suite
+from tests.conftest import (
+    agent_run,
+    run_agent,
+    run_cli,
+    run_dirs,
+    run_files,
+    running_cli,
+    wait_for,
+    write_suite,
+)
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
 
@@ -78,7 +87,7 @@ def user_home(tmp_path: Path) -> Path:
 
 
 def _run_dir(root: Path) -> Path:
-    (run_dir,) = (root.parent / "runs").iterdir()
+    (run_dir,) = run_dirs(root.parent / "runs")
     return run_dir
 
 
@@ -189,7 +198,7 @@ def test_a_replayed_command_cannot_write_outside_the_workspace(tmp_path: Path) -
     assert not outside.exists()
     said = "skillgym: note: replay plays the cassettes in "
     assert said in proc.stderr and "cassettes/rec/m1; in the execution" in proc.stderr
-    run = json.loads(next((root.parent / "runs").glob("*/run.json")).read_text())
+    run = json.loads(run_files(root.parent / "runs", "run.json")[0].read_text())
     assert any("review cassettes like code" in note for note in run["notes"])
     unsandboxed = run_cli("run", "--suite", str(root), "--sandbox", "none", cwd=root.parent)
     assert unsandboxed.returncode == 0, unsandboxed.stderr
@@ -407,7 +416,7 @@ def test_a_killed_skillgym_takes_its_sandboxed_agents_with_it(tmp_path: Path) ->
     args = agent_run(root, f"{shutil.which('python3')} {script} {marker}")
     with running_cli(*args, cwd=root.parent) as child:
         wait_for(
-            lambda: list((root.parent / "runs").glob("*/trials/**/workspace/started")),
+            lambda: run_files(root.parent / "runs", "trials/**/workspace/started"),
             timeout=60,
             what="the agent to start",
         )

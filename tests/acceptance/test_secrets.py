@@ -7,7 +7,7 @@ import sys
 import uuid
 from pathlib import Path
 
-from tests.conftest import run_agent, run_cli, write_suite
+from tests.conftest import run_agent, run_cli, run_dirs, write_suite
 
 PROMPT_SUITE = {
     "suite.py": """
@@ -56,7 +56,7 @@ def _files_holding(folder: Path, needle: str) -> list[Path]:
 
 
 def _only_run(root: Path) -> Path:
-    (run_dir,) = (root.parent / "runs").iterdir()
+    (run_dir,) = run_dirs(root.parent / "runs")
     return run_dir
 
 

@@ -15,7 +15,7 @@ from skillgym.evalsformat.exporter import _evals, export_skill_creator
 from skillgym.model import Budget, ExecutionCase, FileExists, JudgedCheck
 from skillgym.results import CheckOutcome, Grade
 from skillgym.scaffold import init_suite
-from tests.conftest import run_cli
+from tests.conftest import run_cli, run_dirs
 from tests.results import result_for
 
 from .skill import make_skill
@@ -105,7 +105,7 @@ def native_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     init_suite(make_skill(root), root / "suite")
     ran = run_cli("run", "--suite", "suite", "--provider", "stub", "--output", "runs", cwd=root)
     assert ran.returncode == 0, ran.stderr
-    (run_dir,) = (root / "runs").iterdir()
+    (run_dir,) = run_dirs(root / "runs")
     return run_dir
 
 

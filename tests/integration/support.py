@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import REPO, write_suite
+from tests.conftest import REPO, run_dirs, write_suite
 
 from .model_server import Usage
 
@@ -119,7 +119,7 @@ def run(
 
 def only_trial(output: Path) -> tuple[dict[str, Any], dict[str, Any], Path]:
     """result.json and trace.json of the single trial under ``output``, and its trial dir."""
-    (run_dir,) = [p for p in output.iterdir() if p.is_dir()]
+    (run_dir,) = run_dirs(output)
     (result_path,) = run_dir.glob("trials/**/result.json")
     trace = json.loads((result_path.parent / "trace.json").read_text())
     return json.loads(result_path.read_text()), trace, result_path.parent

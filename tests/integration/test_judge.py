@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from skillgym.judge.pairwise import pair_order
-from tests.conftest import write_suite
+from tests.conftest import run_dirs, run_files, write_suite
 
 from .model_server import Fail, ModelServer, Say, Usage
 from .support import ANTHROPIC_KEY, OPENAI_KEY, agent_env, leaked, skillgym
@@ -137,7 +137,7 @@ def test_a_pass_verdict_passes_with_quoted_evidence_usage_apart_and_no_tools(
     assert result["usage"] is None
     assert result["judge_usage"]["input"] == 900 and result["judge_usage"]["output"] == 60
     assert result["judge_usage"]["total"] == 900 + 60 + 100 + 10
-    report = json.loads(next((tmp_path / "runs").glob("*/report.json")).read_text())
+    report = json.loads(run_files(tmp_path / "runs", "report.json")[0].read_text())
     assert report["judge"]["usage"]["total"] == 1070 and report["tokens"] is None
     (asked,) = model_server.requests
     sent = json.dumps(asked.body)
@@ -243,7 +243,7 @@ def test_pairwise_swaps_the_order_and_counts_only_agreeing_verdicts(
     )
     assert done.returncode in (0, 1), done.stderr
     assert model_server.requests == []
-    (run_dir,) = (tmp_path / "runs").iterdir()
+    (run_dir,) = run_dirs(tmp_path / "runs")
     # Trial 1: both orders prefer the preloaded answer. Trial 2: both orders say "A" (position bias).
     first = [pair_order(7, "lazy", "preloaded", "stub", n) for n in (1, 2)]
     mine = ("A" if first[0] else "B", "B" if first[0] else "A")

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from skillgym.judge.store import verdicts_dir
-from tests.conftest import run_cli, write_suite
+from tests.conftest import run_cli, run_dirs, write_suite
 
 CASES = """
     from skillgym import execution_case, prompt_case
@@ -94,7 +94,7 @@ def test_the_stub_judge_grades_every_lane_and_the_report_shows_the_judge(tmp_pat
     assert "required judged check 'explains-judge' failed" in baseline["grade"]["reasons"][0]
     report = _by_case(results, "report")
     assert report["status"] == "passed", report
-    (run_dir,) = (tmp_path / "runs").iterdir()
+    (run_dir,) = run_dirs(tmp_path / "runs")
     markdown = (run_dir / "report.md").read_text()
     assert "## Judge" in markdown and "judged checks in 4 trials" in markdown
     assert json.loads((run_dir / "report.json").read_text())["judge"]["checks"] == 4
@@ -114,7 +114,7 @@ def test_recorded_verdicts_replay_offline_and_a_missing_one_is_a_grader_error(tm
     # No --judge: the suite's judged_by judge is replayed from what was recorded; nobody is asked.
     code, output, results = _run(tmp_path, "--condition", "preloaded", output="replayed")
     assert code == 0, output
-    (run_dir,) = (tmp_path / "replayed").iterdir()
+    (run_dir,) = run_dirs(tmp_path / "replayed")
     judge_file = json.loads((run_dir / _by_case(results, "lazy", "preloaded")["paths"]["judge"]).read_text())
     assert {r["source"] for r in judge_file["records"]} == {"cassette"}
     assert "graded by stub:word-match (recorded verdicts only)" in output
@@ -196,7 +196,7 @@ def test_pairwise_with_the_stub_is_order_blind_and_reported(tmp_path: Path) -> N
         "judge",
     )
     assert code == 1, output
-    (run_dir,) = (tmp_path / "runs").iterdir()
+    (run_dir,) = run_dirs(tmp_path / "runs")
     pairwise = json.loads((run_dir / "pairwise.json").read_text())
     (row,) = pairwise["cases"]
     # The stub prefers the answer holding more of the task's words, whatever the order: no disagreement.
@@ -229,7 +229,7 @@ def test_a_resumed_run_grades_with_the_judge_it_started_with(tmp_path: Path) -> 
         tmp_path, "--case", "lazy", "--condition", "none", "--condition", "preloaded", "--judge", "stub"
     )
     assert code == 1, output
-    (run_dir,) = (tmp_path / "runs").iterdir()
+    (run_dir,) = run_dirs(tmp_path / "runs")
     # As if stopped before the last trial finished: its trial.finish and the run.finish are gone.
     events = (run_dir / "events.jsonl").read_text().splitlines()
     last_finish = max(i for i, line in enumerate(events) if '"type":"trial.finish"' in line.replace(" ", ""))

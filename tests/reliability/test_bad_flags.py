@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli, write_suite
+from tests.conftest import run_cli, run_files, write_suite
 from tests.reliability.test_bad_input import BASE, RUN, Bad, _tree
 
 CORPUS: dict[str, Bad] = {
@@ -88,7 +88,7 @@ def test_junit_stays_valid_xml_when_the_agent_prints_control_characters(tmp_path
         cwd=tmp_path,
     )
     assert proc.returncode == 1, (proc.stdout, proc.stderr)
-    (junit,) = (tmp_path / "runs").glob("*/junit.xml")
+    (junit,) = run_files(tmp_path / "runs", "junit.xml")
     error = ET.parse(junit).getroot().find("testsuite/testcase/error")
     assert error is not None
     assert "boom \\x01\\x1b[31m red" in (error.get("message") or ""), error.get("message")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, agent_run, run_agent, run_cli, running_cli, wait_for
+from tests.conftest import REPO, agent_run, run_agent, run_cli, run_dirs, run_files, running_cli, wait_for
 
 SuiteDir = Callable[[dict[str, str]], Path]
 
@@ -40,7 +40,7 @@ def _agent(tmp_path: Path, body: str) -> str:
 
 
 def _result(root: Path, case: str = "case-0") -> dict[str, object]:
-    (run_dir,) = (root.parent / "runs").iterdir()
+    (run_dir,) = run_dirs(root.parent / "runs")
     data: dict[str, object] = json.loads(
         (run_dir / f"trials/prompt/{case}/none/command/trial-1/result.json").read_text()
     )
@@ -74,7 +74,7 @@ def test_crash_mid_stream_keeps_what_was_said(suite_dir: SuiteDir, tmp_path: Pat
     result = _result(root)
     assert result["status"] == "errored"
     assert "signal 11" in str(result["error_message"])
-    (run_dir,) = (root.parent / "runs").iterdir()
+    (run_dir,) = run_dirs(root.parent / "runs")
     trace = json.loads((run_dir / "trials/prompt/case-0/none/command/trial-1/trace.json").read_text())
     assert trace["messages"][0]["text"] == "I would wait"
 
@@ -123,7 +123,7 @@ def test_a_100_mb_stream_is_capped_with_bounded_memory(suite_dir: SuiteDir, tmp_
     result = _result(root)
     assert result["error_class"] == "provider-error"
     assert "more than the" in str(result["error_message"])  # the truncation is noted
-    (run_dir,) = (root.parent / "runs").iterdir()
+    (run_dir,) = run_dirs(root.parent / "runs")
     stored = (run_dir / "trials/prompt/case-0/none/command/trial-1/stdout.txt").stat().st_size
     assert 0 < stored <= 64 * 1024 * 1024
 
@@ -149,8 +149,8 @@ def test_an_output_dir_removed_mid_run_stops_with_exit_2(suite_dir: SuiteDir, tm
     runs = root.parent / "runs"
     args = agent_run(root, agent)
     with running_cli(*args, "--concurrency", "1", cwd=root.parent) as child:
-        wait_for(lambda: list(runs.glob("*/trials/*/*/*/*/*/result.json")), timeout=60, what="a first result")
-        (run_dir,) = runs.iterdir()
+        wait_for(lambda: run_files(runs, "trials/*/*/*/*/*/result.json"), timeout=60, what="a first result")
+        (run_dir,) = run_dirs(runs)
         # The run keeps writing while we delete: retry until the folder is really gone.
         deadline = time.monotonic() + 60
         while run_dir.exists() and time.monotonic() < deadline:
@@ -187,13 +187,13 @@ def test_a_workspace_that_cannot_be_removed_is_a_warning_naming_it(
         assert len(warnings) == 1, proc.stderr
         assert "could not remove " in warnings[0] and "case-0" in warnings[0], warnings
         assert warnings[0].endswith("; delete it by hand")
-        (run_dir,) = (root.parent / "runs").iterdir()
+        (run_dir,) = run_dirs(root.parent / "runs")
         assert (
             run_dir / "trials" / "prompt" / "case-0" / "none" / "command" / "trial-1" / "workspace"
         ).is_dir()
         assert not list(run_dir.glob("trials/prompt/case-1/*/*/*/workspace"))  # the other one is gone
     finally:
-        for stuck in (root.parent / "runs").glob("*/trials/prompt/case-0/*/*/*/workspace/stuck.txt"):
+        for stuck in run_files(root.parent / "runs", "trials/prompt/case-0/*/*/*/workspace/stuck.txt"):
             subprocess.run(["chattr", "-i", stuck], check=False)
 
 
@@ -234,7 +234,7 @@ def test_a_broken_verifier_is_a_grader_error_and_the_run_goes_on(suite_dir: Suit
     assert time.monotonic() - started < 40
     # Every trial that did not pass is the suite's bug (grader-error), not the agent's: inconclusive.
     assert proc.returncode == 3, proc.stderr
-    (run_dir,) = (root.parent / "runs").iterdir()
+    (run_dir,) = run_dirs(root.parent / "runs")
     assert (run_dir / "report.md").is_file()
 
     def result(case: str) -> dict[str, object]:
@@ -261,7 +261,7 @@ def test_a_relative_agent_path_is_the_one_where_skillgym_runs(suite_dir: SuiteDi
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert _result(root)["status"] == "passed"
     # Recorded absolute, so a --resume from another directory runs the same program.
-    (run_dir,) = (root.parent / "runs").iterdir()
+    (run_dir,) = run_dirs(root.parent / "runs")
     assert json.loads((run_dir / "run.json").read_text())["settings"]["agent_command"] == str(script)
 
 
@@ -293,7 +293,7 @@ def test_a_setup_past_the_wall_clock_limit_is_an_environment_error(
     agent = _agent(tmp_path, 'print(json.dumps({"type": "result", "text": "done"}))\n')
     proc = run_agent(root, agent, "--condition", "none")
     assert proc.returncode == 3, proc.stderr  # only environment errors: inconclusive, not the agent's fail
-    (run_dir,) = (root.parent / "runs").iterdir()
+    (run_dir,) = run_dirs(root.parent / "runs")
     path = run_dir / "trials/execution/slow-setup/none/command/trial-1/result.json"
     result = json.loads(path.read_text())
     assert (result["status"], result["error_class"]) == ("errored", "environment-error")

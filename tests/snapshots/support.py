@@ -9,7 +9,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import run_cli, write_suite
+from tests.conftest import run_cli, run_dirs, write_suite
 
 # The agent finds its case in the prompt (CASE=<id>) and reports the total tokens the plan file gives for
 # it: a number every time, a list consumed one value per call, or null for "no usage reported".
@@ -84,7 +84,7 @@ class Project:
 
     def runs(self, output: str = "runs") -> list[Path]:
         folder = self.root / output
-        return sorted(folder.iterdir()) if folder.is_dir() else []
+        return run_dirs(folder) if folder.is_dir() else []
 
     def latest(self) -> Path:
         # Two runs can start in the same second; their ids then differ only by a random suffix.

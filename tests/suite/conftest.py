@@ -12,7 +12,7 @@ import pytest
 
 from skillgym.loader import load_suite
 from skillgym.model import Suite
-from tests.conftest import REPO, run_cli
+from tests.conftest import REPO, run_cli, run_dirs
 
 SUITE = REPO / "evals"
 CASSETTES = SUITE / "cassettes" / "claude" / "scripted"
@@ -36,7 +36,7 @@ def results(run_dir: Path) -> dict[tuple[str, str, str], dict[str, Any]]:
 
 
 def only_run(output: Path) -> Path:
-    (run_dir,) = output.iterdir()
+    (run_dir,) = run_dirs(output)
     return run_dir
 
 

@@ -26,7 +26,7 @@ from skillgym.plugins import (
     stream_format,
 )
 from skillgym.trace import Trace
-from tests.conftest import REPO, write_suite
+from tests.conftest import REPO, run_dirs, write_suite
 
 
 def test_every_module_of_the_plug_in_packages_registers_itself() -> None:
@@ -210,7 +210,7 @@ def test_a_provider_and_a_reporter_from_an_installed_package_run_through_the_cli
     assert "console, jsonl, junit, tally" in " ".join(helped.stdout.split())
     done = skillgym("run", "--suite", str(suite), "--provider", "echo-agent", "--reporter", "tally")
     assert done.returncode == 0, done.stderr
-    (run_dir,) = (tmp_path / "runs").iterdir()
+    (run_dir,) = run_dirs(tmp_path / "runs")
     assert json.loads((run_dir / "tally.json").read_text()) == {"trials": 2, "report_total": 2}
     report = json.loads((run_dir / "report.json").read_text())
     assert report["providers"] == ["echo-agent"]

@@ -94,7 +94,7 @@ def test_cli_help_lists_the_registered_providers_and_reporters(capsys: pytest.Ca
         main(["run", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert f"provider: {', '.join(PROVIDERS.names())} (default replay)" in text
-    always = "(the event log and report.json/report.md are always written)"
+    always = "(the event log and report.json/.md/.html are always written)"
     assert f"add a reporter: {', '.join(REPORTERS.names())} {always}" in text
 
 

@@ -16,6 +16,7 @@ from skillgym.loader import load_suite
 from skillgym.plan import build_plan
 from skillgym.results import TrialPaths, TrialResult
 from skillgym.runner import RunOptions, RunOutcome, execute
+from tests.conftest import run_files
 
 CASES = """
 from skillgym import prompt_case
@@ -50,7 +51,7 @@ def test_an_interrupted_run_gives_back_the_callers_signal_handlers(tmp_path: Pat
         async with anyio.create_task_group() as tg:
 
             async def interrupt() -> None:
-                while not any((tmp_path / "runs").glob("*/trials/**/workspace/started")):
+                while not any(run_files(tmp_path / "runs", "trials/**/workspace/started")):
                     await anyio.sleep(0.02)
                 for _ in range(2):  # the second comes while the first is still stopping the agent
                     os.kill(os.getpid(), signal.SIGINT)

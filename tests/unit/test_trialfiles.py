@@ -8,7 +8,7 @@ from pathlib import Path
 
 from skillgym.eventlog import read_run_log
 from skillgym.trialfiles import mend_result_files
-from tests.conftest import run_cli, write_suite
+from tests.conftest import run_cli, run_dirs, write_suite
 
 SUITE = {
     "cases.py": """
@@ -29,7 +29,7 @@ def _run(tmp_path: Path) -> Path:
     root = write_suite(tmp_path / "evals", SUITE)
     proc = run_cli("run", "--suite", str(root), "--provider", "stub", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    (run_dir,) = (tmp_path / "runs").iterdir()
+    (run_dir,) = run_dirs(tmp_path / "runs")
     return run_dir
 
 
