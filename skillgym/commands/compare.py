@@ -90,7 +90,9 @@ def load_run(path: Path, *, what: str) -> Report:
         log = read_run_log(path)
         return report_from(log.start, list(log.results), log.finish, None)
     runs = sorted(
-        p.name for p in path.iterdir() if (p / "report.json").is_file() or (p / "events.jsonl").is_file()
+        p.name
+        for p in path.iterdir()
+        if not p.is_symlink() and ((p / "report.json").is_file() or (p / "events.jsonl").is_file())
     )
     hint = f"; it holds runs: pass one of them, e.g. {path / runs[-1]}" if runs else ""
     raise UsageError(

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import REPO, agent_run, run_agent, run_cli, running_cli, wait_for
+from tests.conftest import REPO, agent_run, run_agent, run_cli, run_dirs, running_cli, wait_for
 
 SuiteDir = Callable[[dict[str, str]], Path]
 
@@ -82,7 +82,7 @@ def junit(run_dir: Path) -> list[tuple[str, dict[str, str], str]]:
 
 
 def only_run(folder: Path) -> Path:
-    (run_dir,) = folder.iterdir()
+    (run_dir,) = run_dirs(folder)
     return run_dir
 
 
