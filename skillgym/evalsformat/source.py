@@ -91,8 +91,9 @@ def eval_set_source(evals: EvalSet, *, source_name: str, with_files: frozenset[s
     about = textwrap.fill(
         "Written by `skillgym import evals`; edit it like any case file. Each eval is an execution "
         "case: its prompt is the task, each expectation a judged check, its expected_output the "
-        "case's description (for reviewers; never shown to the agent), and its files are copied into "
-        "the workspace from templates/<case id>/, at the paths the eval gives. The tags "
+        "case's grader notes (the judge's reference for a good result; never shown to the agent), and "
+        "its files are copied into the workspace from templates/<case id>/, at the paths the eval "
+        "gives. The tags "
         f"{EVAL_TAG!r} and '{EVAL_ID_TAG}N' give the eval its id back in "
         "`skillgym export skill-creator`.",
         _LINE,
@@ -140,7 +141,7 @@ def _eval_block(item: AgentEval, skill_name: str, position: int, *, with_files: 
         out.append(f"    c.workspace({json.dumps(case_id)})\n")
     out.append(_call("c.task", item.prompt, 4))
     if item.expected_output.strip():
-        out.append(_call("c.describe", item.expected_output, 4))
+        out.append(_call("c.grader_notes", item.expected_output, 4))
     out.append("    c.budget(timeout_s=600, max_turns=50)  # a whole task, as skill-creator runs it\n")
     out.append("    with c.assertions() as a:\n")
     if item.expectations:

@@ -59,7 +59,7 @@ def test_the_generated_files_are_valid_python_with_the_dsl_calls() -> None:
     assert '        a.judge("a")\n        a.judge("b")\n' in text
     assert 'c.workspace("csv-summary-eval-1")' in text and 'c.workspace("csv-summary-eval-2")' not in text
     assert "# $.evals[1]; not imported (skillgym does not read them): scorers" in text
-    assert 'c.describe("only this")' in text and '        a.judge("only this")' in text
+    assert 'c.grader_notes("only this")' in text and '        a.judge("only this")' in text
     triggers = TriggerSet(
         queries=(
             TriggerQuery(query="summarise", should_trigger=True),
