@@ -104,7 +104,8 @@ def _judge_run(
         cwd=tmp_path,
         env=env,
     )
-    assert done.returncode in (0, 1), done.stdout + done.stderr
+    # 3: every trial errored (a grader-error is not the agent's doing), so the run is inconclusive
+    assert done.returncode in (0, 1, 3), done.stdout + done.stderr
     (result_path,) = run_files(tmp_path / output, "trials/**/result.json")
     result = json.loads(result_path.read_text())
     judged = json.loads((result_path.parent / "judge.json").read_text())
