@@ -33,9 +33,11 @@ EXCLUDED_FIELDS = frozenset(
 )
 # Fields added after fingerprints were first stored: hashed only when set (not None, not empty), so that
 # every case that does not use one keeps the fingerprint its snapshots and cassettes were stored under.
-# ``rubric`` is always hashed in prompt cases, which held it (as text items) from the start.
-HASHED_WHEN_SET = frozenset({"sandbox", "judged", "rubric"})
-_ALWAYS_HASHED: dict[type[msgspec.Struct], frozenset[str]] = {PromptCase: frozenset({"rubric"})}
+# ``rubric`` and ``grader_notes`` are always hashed in prompt cases, which held them from the start.
+HASHED_WHEN_SET = frozenset({"sandbox", "judged", "rubric", "grader_notes"})
+_ALWAYS_HASHED: dict[type[msgspec.Struct], frozenset[str]] = {
+    PromptCase: frozenset({"rubric", "grader_notes"})
+}
 SHORT_LENGTH = 12
 
 # Struct fields are sorted like dict keys, so the bytes are the sorted JSON of the case without the
@@ -102,7 +104,7 @@ def _decoder(unset: frozenset[str]) -> msgspec.msgpack.Decoder[Any]:
 
 
 def _unset(value: object) -> bool:
-    return value is None or (type(value) in (tuple, list) and not value)
+    return value is None or (type(value) in (str, tuple, list) and not value)
 
 
 # Struct fields that hold the user's own mappings: their keys are data, never stripped.

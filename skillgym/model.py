@@ -257,6 +257,9 @@ class _Case(Data, frozen=True, kw_only=True, tag_field="lane"):
     # Checks and scores an LLM judge grades (``s.judge``, ``a.judge``, ``c.rubric``): see skillgym.judge.
     judged: tuple[JudgedCheck, ...] = ()
     rubric: tuple[Rubric, ...] = ()
+    # What a good result looks like, for whoever grades (``c.grader_notes``): the judge reads it as its
+    # reference; the agent never sees it.
+    grader_notes: str = ""
     description: str = ""
     origin: str = ""
     # Where each call was made ("c.fixture()" -> "evals/x.py:7"; "c.conditions(stale)" for each id): a
@@ -270,13 +273,12 @@ class _Case(Data, frozen=True, kw_only=True, tag_field="lane"):
 
 
 class PromptCase(_Case, frozen=True, kw_only=True, tag="prompt"):
-    """Routing and planning: the agent answers in text; ``context`` is shown, ``grader_notes`` never."""
+    """Routing and planning: the agent answers in text; ``context`` is shown with the prompt."""
 
     lane_name: ClassVar[Lane] = "prompt"
 
     prompt: str
     context: str = ""
-    grader_notes: str = ""
     expected_patterns: tuple[Pattern, ...] = ()
     forbidden_patterns: tuple[Pattern, ...] = ()
 

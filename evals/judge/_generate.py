@@ -25,7 +25,7 @@ HERE = Path(__file__).resolve().parent
 SUITE = HERE.parent
 sys.path[:0] = [str(SUITE.parent)]
 
-from skillgym.judge.grading import task_text  # noqa: E402
+from skillgym.judge.grading import judge_notes, task_text  # noqa: E402
 from skillgym.judge.material import trial_material  # noqa: E402
 from skillgym.judge.questions import JUDGE_PROMPT_VERSION, check_prompt, rubric_prompt  # noqa: E402
 from skillgym.judge.store import StoredAnswer, VerdictStore, question_key, verdicts_dir  # noqa: E402
@@ -136,6 +136,7 @@ def main() -> int:
         if not case.judged and not case.rubric:
             continue
         task = task_text(case)
+        notes = judge_notes(case, [])
         for condition in case.conditions:
             own, shared = cassette_candidates(
                 SUITE,
@@ -150,11 +151,14 @@ def main() -> int:
                 _meta, trace = _load(own if own.exists() else shared, Path(scratch) / "stdout.txt")
             material = trial_material(trace, workspace=None).text
             questions = [
-                (c.id, check_prompt(task=task, expectation=c.expectation, material=material))
+                (c.id, check_prompt(task=task, expectation=c.expectation, material=material, notes=notes))
                 for c in case.judged
             ]
             questions += [
-                (r.id, rubric_prompt(task=task, rubric=r.text, points=r.points, material=material))
+                (
+                    r.id,
+                    rubric_prompt(task=task, rubric=r.text, points=r.points, material=material, notes=notes),
+                )
                 for r in case.rubric
             ]
             for ident, prompt in questions:

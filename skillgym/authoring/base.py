@@ -74,6 +74,7 @@ class CaseBuilder(Recorder):
         self._token_budget: TokenBudget = _NO_TOKEN_BUDGET
         self._tags: list[str] = []
         self._description: str = ""
+        self._grader_notes: str = ""
         self._anti_patterns: list[AntiPatternRule] = []
         self._rubric: list[Rubric] = []
         self._workflow_parts: list[StepBuilder | WorkflowBuilder | WorkflowCheck] = []
@@ -247,6 +248,18 @@ class CaseBuilder(Recorder):
             "c.describe()", check_text(text, what="description", case_id=self._case_id, origin=at), at
         )
 
+    def grader_notes(self, text: str) -> None:
+        """What a good result looks like, in words: the judge's reference; never shown to the agent.
+
+        The run's ``--judge`` reads the notes beside each judged check and rubric of the case, as the
+        reference a good result is measured against (it still grades each expectation on its own).
+        Unlike ``c.describe()``, the notes are part of the case's fingerprint.
+        """
+        at = self._use("grader_notes")
+        self._grader_notes = self._once(
+            "c.grader_notes()", check_text(text, what="grader notes", case_id=self._case_id, origin=at), at
+        )
+
     def anti_pattern(
         self,
         rule_id: str,
@@ -408,6 +421,7 @@ class CaseBuilder(Recorder):
             token_budget=self._token_budget,
             tags=tuple(self._tags),
             description=self._description,
+            grader_notes=self._grader_notes,
             origin=self._opened_at,
             origins=dict(self._set_at),
         )

@@ -19,7 +19,6 @@ class PromptBuilder(CaseBuilder):
         super().__init__(case_id, opened_at)
         self._prompt: str = ""
         self._context: str = ""
-        self._grader_notes: str = ""
         self._expected: list[tuple[Pattern, str]] = []
         self._forbidden: list[tuple[Pattern, str]] = []
 
@@ -35,13 +34,6 @@ class PromptBuilder(CaseBuilder):
         at = self._use("context")
         self._context = self._once(
             "c.context()", check_text(text, what="context", case_id=self._case_id, origin=at), at
-        )
-
-    def grader_notes(self, text: str) -> None:
-        """Notes for graders and reviewers; never shown to the agent."""
-        at = self._use("grader_notes")
-        self._grader_notes = self._once(
-            "c.grader_notes()", check_text(text, what="grader notes", case_id=self._case_id, origin=at), at
         )
 
     def must_mention(self, *patterns: PatternLike) -> None:
@@ -84,7 +76,6 @@ class PromptBuilder(CaseBuilder):
             budget=self._budget,
             prompt=self._prompt,
             context=self._context,
-            grader_notes=self._grader_notes,
             expected_patterns=tuple([p for p, _ in self._expected]),
             forbidden_patterns=tuple([p for p, _ in self._forbidden]),
         )

@@ -29,6 +29,7 @@ import msgspec
 
 from ..errors import SkillgymError, UsageError
 from ..eventlog import read_run_log
+from ..judge.grading import read_judge_file
 from ..loader import load_suite
 from ..model import Case, Data, Suite
 from ..results import TrialResult
@@ -129,7 +130,9 @@ def export_skill_creator(
     try:
         runs = _write_evals(staging, evals, configs, run_dir)
         benchmark = {
-            "metadata": _metadata(log.start.at, log.start.trials, loaded, evals, chosen, log.start.model),
+            "metadata": _metadata(
+                log.start.at, log.start.trials, loaded, evals, chosen, log.start.model, run_dir
+            ),
             "runs": runs,
             "run_summary": fmt.run_summary(runs, [fmt.WITH_SKILL, fmt.WITHOUT_SKILL]),
             "notes": notes,
@@ -328,7 +331,9 @@ def _metadata(
     evals: Sequence[_Eval],
     results: Sequence[TrialResult],
     model: str | None,
+    run_dir: Path,
 ) -> dict[str, Any]:
+    judges = _judges(run_dir, results)
     skills = list(
         dict.fromkeys(e.case.expected_skill for e in evals if e.case is not None and e.case.expected_skill)
     )
@@ -340,11 +345,33 @@ def _metadata(
         "skill_name": ", ".join(names),
         "skill_path": str((Path(suite.root) / path).resolve()) if path else None,
         "executor_model": ", ".join(models) or model,
-        "analyzer_model": None,
+        # skill-creator's grader and analyzer are one model there; here the judge graded the expectations
+        "analyzer_model": ", ".join(dict.fromkeys(m for _label, m in judges)) or None,
         "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
         "evals_run": [e.eval_id for e in evals],
         "runs_per_configuration": trials,
+        "skillgym": {"judges": list(dict.fromkeys(label for label, _m in judges))},
     }
+
+
+def _judges(run_dir: Path, results: Sequence[TrialResult]) -> list[tuple[str, str]]:
+    """(judge, model) of every answer that graded the exported trials, in order; empty without a judge.
+
+    The model is the one the judge's answer names, else the model its ``--judge`` gave (``claude:MODEL``).
+    """
+    found: list[tuple[str, str]] = []
+    for result in results:
+        if result.paths.judge is None:
+            continue
+        try:
+            file = read_judge_file(run_dir / result.paths.judge)
+        except (OSError, msgspec.MsgspecError):
+            continue  # a missing or damaged judge.json: its trial's verdicts are still in the results
+        for record in file.records:
+            if record.source is None:
+                continue  # nobody answered (the judge failed): no model graded this one
+            found.append((record.judge, record.model or record.judge.partition(":")[2] or record.judge))
+    return list(dict.fromkeys(found))
 
 
 def _write_evals_json(staging: Path, evals: Sequence[_Eval], suite: Suite) -> None:
@@ -359,7 +386,7 @@ def _write_evals_json(staging: Path, evals: Sequence[_Eval], suite: Suite) -> No
         if tag_value(case, EVAL_NAME_TAG) is not None:
             entry["eval_name"] = item.eval_name
         entry["prompt"] = _prompt(case)
-        entry["expected_output"] = case.description
+        entry["expected_output"] = case.grader_notes
         preset = presets.get(case.workspace) if case.workspace else None
         entry["files"] = _template_files(Path(suite.root), preset.template if preset else None)
         key = "assertions" if ASSERTIONS_TAG in case.tags else "expectations"

@@ -71,9 +71,14 @@ def _pieces(line: str) -> Iterator[str]:
 def _quoted(text: str) -> str:
     try:
         text.encode("utf-8")
-        return json.dumps(text, ensure_ascii=False)  # a JSON string is also a Python string literal
+        quoted = json.dumps(text, ensure_ascii=False)  # a JSON string is also a Python string literal
     except UnicodeEncodeError:  # a lone surrogate ("\ud800" in the JSON): keep it escaped
-        return json.dumps(text)
+        quoted = json.dumps(text)
+    if '"' in text and "'" not in text:
+        # Single quotes, as ruff and black write it: every backslash in JSON starts a two-character
+        # escape, so each \" left is an escaped quote, which needs no escape between single quotes.
+        return "'" + quoted[1:-1].replace('\\"', '"') + "'"
+    return quoted
 
 
 def _call(name: str, text: str, indent: int) -> str:
@@ -91,8 +96,9 @@ def eval_set_source(evals: EvalSet, *, source_name: str, with_files: frozenset[s
     about = textwrap.fill(
         "Written by `skillgym import evals`; edit it like any case file. Each eval is an execution "
         "case: its prompt is the task, each expectation a judged check, its expected_output the "
-        "case's description (for reviewers; never shown to the agent), and its files are copied into "
-        "the workspace from templates/<case id>/, at the paths the eval gives. The tags "
+        "case's grader notes (the judge's reference for a good result; never shown to the agent), and "
+        "its files are copied into the workspace from templates/<case>/, at the paths the eval "
+        "gives. The tags "
         f"{EVAL_TAG!r} and '{EVAL_ID_TAG}N' give the eval its id back in "
         "`skillgym export skill-creator`.",
         _LINE,
@@ -104,26 +110,41 @@ def eval_set_source(evals: EvalSet, *, source_name: str, with_files: frozenset[s
     )
     blocks = [head]
     for n, item in enumerate(evals.evals):
-        blocks.append(_eval_block(item, name, n, with_files=with_files))
+        blocks.append(_eval_block(item, name, n, source_name=source_name, with_files=with_files))
     return "\n".join(blocks)
 
 
-def _eval_block(item: AgentEval, skill_name: str, position: int, *, with_files: frozenset[str]) -> str:
+def _eval_block(
+    item: AgentEval, skill_name: str, position: int, *, source_name: str, with_files: frozenset[str]
+) -> str:
     case_id = eval_case_id(skill_name, item.id)
-    out: list[str] = []
-    if case_id in with_files:
+    out = [f"# eval {item.id} of {source_name} ($.evals[{position}])"]
+    if item.ignored:
+        out.append(f"; not imported (skillgym does not read them): {', '.join(item.ignored)}")
+    out.append("\n")
+    if case_id in with_files:  # its files, the workspace its trials start in
         out.append(
             f"workspace_preset(\n"
             f"    {json.dumps(case_id)},\n"
             f"    description={json.dumps(f'the files of eval {item.id}')},\n"
             f"    template={json.dumps(template_dir(case_id))},\n"
-            f")\n\n"
+            f")\n"
         )
-    out.append(f"# $.evals[{position}]")
-    if item.ignored:
-        out.append(f"; not imported (skillgym does not read them): {', '.join(item.ignored)}")
-    out.append(f"\nwith execution_case({json.dumps(case_id)}) as c:\n")
+    out.append(f"with execution_case({json.dumps(case_id)}) as c:\n")
     out.append(f"    c.category({json.dumps(EVAL_CATEGORY)})\n")
+    out.append(f"    c.expect_skill({json.dumps(skill_name)})\n")
+    if case_id in with_files:
+        out.append(f"    c.workspace({json.dumps(case_id)})\n")
+    out.append(_call("c.task", item.prompt, 4))
+    if item.expected_output.strip():
+        out.append(_call("c.grader_notes", item.expected_output, 4))
+    out.append("    with c.assertions() as a:\n")
+    if item.expectations:
+        out.extend(_call("a.judge", text, 8) for text in item.expectations)
+    else:
+        out.append("        # The eval gives no expectations: its expected_output is the one judged check.\n")
+        out.append(_call("a.judge", item.expected_output, 8))
+    out.append("    c.budget(timeout_s=600, max_turns=50)  # a whole task, as skill-creator runs it\n")
     tags = [
         EVAL_TAG,
         f"{EVAL_ID_TAG}{json.dumps(item.id)}",
@@ -134,25 +155,13 @@ def _eval_block(item: AgentEval, skill_name: str, position: int, *, with_files: 
         tags.append(ASSERTIONS_TAG)
     if not item.expectations:
         tags.append(GRADED_BY_EXPECTED_OUTPUT_TAG)
+    out.append("    # What `skillgym export skill-creator` needs to give the eval back as it was.\n")
     out.append(_tags(tags))
-    out.append(f"    c.expect_skill({json.dumps(skill_name)})\n")
-    if case_id in with_files:
-        out.append(f"    c.workspace({json.dumps(case_id)})\n")
-    out.append(_call("c.task", item.prompt, 4))
-    if item.expected_output.strip():
-        out.append(_call("c.describe", item.expected_output, 4))
-    out.append("    c.budget(timeout_s=600, max_turns=50)  # a whole task, as skill-creator runs it\n")
-    out.append("    with c.assertions() as a:\n")
-    if item.expectations:
-        out.extend(_call("a.judge", text, 8) for text in item.expectations)
-    else:
-        out.append("        # The eval gives no expectations: its expected_output is the judged check.\n")
-        out.append(_call("a.judge", item.expected_output, 8))
     return "".join(out)
 
 
 def _tags(tags: list[str]) -> str:
-    quoted = [json.dumps(t, ensure_ascii=False) for t in tags]
+    quoted = [_quoted(t) for t in tags]
     line = f"    c.tags({', '.join(quoted)})\n"
     if len(line) <= _LINE + 1:
         return line
@@ -174,19 +183,19 @@ def trigger_set_source(triggers: TriggerSet, *, skill_name: str, source_name: st
     )
     blocks = [head]
     for n, query in enumerate(triggers.queries):
-        blocks.append(_trigger_block(query, skill_name, n))
+        blocks.append(_trigger_block(query, skill_name, n, source_name))
     return "\n".join(blocks)
 
 
-def _trigger_block(query: TriggerQuery, skill_name: str, position: int) -> str:
+def _trigger_block(query: TriggerQuery, skill_name: str, position: int, source_name: str) -> str:
     case_id = trigger_case_id(skill_name, position + 1)
-    out = [f"# $[{position}]"]
+    out = [f"# query {position + 1} of {source_name} ($[{position}])"]
     if query.ignored:
         out.append(f"; not imported (skillgym does not read them): {', '.join(query.ignored)}")
     out.append(f"\nwith prompt_case({json.dumps(case_id)}) as c:\n")
     category = TRIGGER_CATEGORY if query.should_trigger else NO_TRIGGER_CATEGORY
     out.append(f"    c.category({json.dumps(category)})\n")
-    out.append(f"    c.tags({json.dumps(TRIGGER_TAG)})\n")
-    out.append(_call("c.prompt", query.query, 4))
     out.append(f"    c.expect_skill({json.dumps(skill_name) if query.should_trigger else 'None'})\n")
+    out.append(_call("c.prompt", query.query, 4))
+    out.append(f"    c.tags({json.dumps(TRIGGER_TAG)})  # for `skillgym export skill-creator`\n")
     return "".join(out)

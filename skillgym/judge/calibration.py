@@ -42,6 +42,7 @@ class LabelledItem(Data, frozen=True, kw_only=True):
     material: str
     label: Label
     task: str = ""
+    grader_notes: str = ""  # the reference notes the judge is shown, as a case's c.grader_notes()
 
 
 class Miss(Data, frozen=True, kw_only=True):
@@ -106,11 +107,11 @@ def read_labelled(path: Path) -> tuple[tuple[LabelledItem, ...], str]:
             raise UsageError(f"{where}: not a JSON object ({exc.msg}); write one object per line") from exc
         if not isinstance(data, dict):
             raise UsageError(f"{where}: expected a JSON object, got {type(data).__name__}")
-        unknown = sorted(set(data) - {"id", "expectation", "material", "label", "task"})
+        unknown = sorted(set(data) - {"id", "expectation", "material", "label", "task", "grader_notes"})
         if unknown:
             raise UsageError(
                 f"{where}: unknown field(s) {', '.join(unknown)}; a line holds expectation, material, label "
-                "and optionally task and id"
+                "and optionally task, grader_notes and id"
             )
         for field in ("expectation", "material"):
             if not isinstance(data.get(field), str) or not data[field].strip():
@@ -127,12 +128,18 @@ def read_labelled(path: Path) -> tuple[tuple[LabelledItem, ...], str]:
                 f"{where}: id {ident!r} is used again (first on line {seen[ident]}); ids are unique"
             )
         seen[ident] = number
-        task = data.get("task", "")
-        if not isinstance(task, str):
-            raise UsageError(f"{where}: $.task must be a string")
+        task, notes = data.get("task", ""), data.get("grader_notes", "")
+        for field, value in (("task", task), ("grader_notes", notes)):
+            if not isinstance(value, str):
+                raise UsageError(f"{where}: $.{field} must be a string")
         items.append(
             LabelledItem(
-                id=ident, expectation=data["expectation"], material=data["material"], label=label, task=task
+                id=ident,
+                expectation=data["expectation"],
+                material=data["material"],
+                label=label,
+                task=task,
+                grader_notes=notes,
             )
         )
     if not items:
@@ -150,10 +157,13 @@ async def calibrate(session: JudgeSession, path: Path) -> Calibration:
         task = item.task or _DEFAULT_TASK
         question = Question(
             kind="check",
-            prompt=check_prompt(task=task, expectation=item.expectation, material=material),
+            prompt=check_prompt(
+                task=task, expectation=item.expectation, material=material, notes=item.grader_notes
+            ),
             task=task,
             expectation=item.expectation,
             material=material,
+            notes=item.grader_notes,
         )
         asked = await session.ask(question)
         verdict = asked.verdict

@@ -24,7 +24,7 @@ from ..redact import scrubbed_json
 from ..results import CheckOutcome, Grade, ScoreItem
 from ..trace import TokenUsage, Trace
 from .judges import Question, usage_sum
-from .material import about_skill, trial_material
+from .material import NOTES_BUDGET, about_skill, cut, trial_material
 from .questions import JUDGE_PROMPT_VERSION, Verdict, check_prompt, rubric_prompt
 from .session import Asked, JudgeSession
 
@@ -80,6 +80,11 @@ def task_text(case: Case) -> str:
             return case.task
 
 
+def judge_notes(case: Case, cuts: list[str]) -> str:
+    """The case's grader notes as the judge reads them: within ``NOTES_BUDGET``, a cut noted in ``cuts``."""
+    return cut(case.grader_notes.strip(), NOTES_BUDGET, what="the grader notes", cuts=cuts)
+
+
 def needs_judge(case: Case) -> bool:
     """Whether a case has anything for a judge to grade."""
     return bool(case.judged or case.rubric)
@@ -98,9 +103,12 @@ async def judge_trial(
 ) -> Judged:
     """Ask the judge about every judged check and rubric of ``case`` and fold the verdicts into ``grade``.
 
-    ``trial_dir`` is hidden from the material (see ``trial_material``).
+    The case's grader notes go with every question as the reference for a good result. ``trial_dir`` is
+    hidden from the material (see ``trial_material``).
     """
     task = task_text(case)
+    notes_cut: list[str] = []
+    notes = judge_notes(case, notes_cut)
     records: list[JudgeRecord] = []
     checks: list[CheckOutcome] = []
     items: list[ScoreItem] = []
@@ -117,13 +125,17 @@ async def judge_trial(
         )
         question = Question(
             kind="check",
-            prompt=check_prompt(task=task, expectation=check.expectation, material=material.text),
+            prompt=check_prompt(
+                task=task, expectation=check.expectation, material=material.text, notes=notes
+            ),
             task=task,
             expectation=check.expectation,
             material=material.text,
+            notes=notes,
         )
         asked = await session.ask(question)
-        records.append(_record(check.id, "check", check.expectation, check.required, asked, material.cuts))
+        cuts = (*notes_cut, *material.cuts)
+        records.append(_record(check.id, "check", check.expectation, check.required, asked, cuts))
         checks.append(_outcome(check, asked.verdict))
         if not asked.verdict.decided:
             line = f"judged check {check.id!r}: {asked.verdict.problem}"
@@ -141,15 +153,19 @@ async def judge_trial(
         )
         question = Question(
             kind="rubric",
-            prompt=rubric_prompt(task=task, rubric=rubric.text, points=rubric.points, material=material.text),
+            prompt=rubric_prompt(
+                task=task, rubric=rubric.text, points=rubric.points, material=material.text, notes=notes
+            ),
             task=task,
             expectation=rubric.text,
             material=material.text,
             points=rubric.points,
+            notes=notes,
         )
         asked = await session.ask(question)
         required = rubric.pass_at is not None
-        records.append(_record(rubric.id, "rubric", rubric.text, required, asked, material.cuts))
+        cuts = (*notes_cut, *material.cuts)
+        records.append(_record(rubric.id, "rubric", rubric.text, required, asked, cuts))
         verdict = asked.verdict
         if verdict.decided and verdict.score is not None:
             items.append(

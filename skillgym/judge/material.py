@@ -27,6 +27,7 @@ OUTPUT_BUDGET: Final = 1_500
 FILES_BUDGET: Final = 16_000
 FILE_BUDGET: Final = 8_000
 SKILL_BUDGET: Final = 8_000
+NOTES_BUDGET: Final = 4_000  # the case's grader notes, shown beside the material as the reference
 _HEAD_SHARE: Final = 2 / 3  # a cut keeps more of the start (the setup) than of the end (the conclusion)
 _ABOUT_SKILLS = re.compile(r"\bskills?\b|SKILL\.md", re.IGNORECASE)
 

@@ -1,9 +1,13 @@
 """The judge's fixed, versioned prompts and the strict reading of its answers into verdicts.
 
 ``JUDGE_PROMPT_VERSION`` names the wording below; it is part of every cache key, so changing a prompt
-means bumping it (old verdicts are then never reused). A judge answers with one JSON object; anything
-else (no object, a missing or wrong field, a refusal, a pass whose evidence is not in the material) is
-an undecided verdict with the reason, never a pass.
+means bumping it (old verdicts are then never reused). The grader-notes section is the one part a
+question may leave out: a case without ``c.grader_notes()`` gets the prompt byte for byte as it was
+before the section existed (so its recorded verdicts and calibration still hold), and a case with notes
+asks a prompt no earlier version wrote, so its key is new either way.
+
+A judge answers with one JSON object; anything else (no object, a missing or wrong field, a refusal, a
+pass whose evidence is not in the material) is an undecided verdict with the reason, never a pass.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ _CHECK: Final = """\
 
 # The expectation to grade
 {expectation}
-
+{notes}
 # The material (what the agent produced)
 {material}
 
@@ -53,7 +57,7 @@ _RUBRIC: Final = """\
 
 # The rubric
 {expectation}
-
+{notes}
 # The material (what the agent produced)
 {material}
 
@@ -84,6 +88,14 @@ Answer with this JSON object:
 {{"winner": "A", "B" or "tie",
  "reason": "one or two sentences",
  "confidence": a number from 0 to 1}}"""
+
+# Shown only when the case has grader notes; empty, it leaves the prompt exactly as it was without them.
+_NOTES: Final = """
+# What a good result looks like (the case author's reference notes; the agent never saw them)
+{notes}
+Use these notes as the reference for what a good result is. Grade only what is asked above, and only
+from the material: the notes are not evidence, and quotes must come from the material.
+"""
 
 # Phrases a model uses when it declines to grade (matched only when no JSON object came back).
 _REFUSAL = re.compile(
@@ -120,18 +132,27 @@ class Question(Data, frozen=True, kw_only=True):
     expectation: str = ""  # a check's expectation, a rubric's text
     material: str = ""
     points: int = 0
+    notes: str = ""  # the case's grader notes (a check or rubric), shown as the reference
     first: str = ""  # pairwise: answer A
     second: str = ""  # pairwise: answer B
 
 
-def check_prompt(*, task: str, expectation: str, material: str) -> str:
-    """The prompt that asks whether ``expectation`` is met."""
-    return _CHECK.format(rules=_RULES, task=task, expectation=expectation, material=material)
+def check_prompt(*, task: str, expectation: str, material: str, notes: str = "") -> str:
+    """The prompt that asks whether ``expectation`` is met, with the case's grader ``notes`` as reference."""
+    return _CHECK.format(
+        rules=_RULES, task=task, expectation=expectation, notes=_notes(notes), material=material
+    )
 
 
-def rubric_prompt(*, task: str, rubric: str, points: int, material: str) -> str:
-    """The prompt that asks for a rating from 0 to ``points`` against ``rubric``."""
-    return _RUBRIC.format(rules=_RULES, task=task, expectation=rubric, points=points, material=material)
+def rubric_prompt(*, task: str, rubric: str, points: int, material: str, notes: str = "") -> str:
+    """The prompt that asks for a rating from 0 to ``points`` against ``rubric`` (``notes`` as reference)."""
+    return _RUBRIC.format(
+        rules=_RULES, task=task, expectation=rubric, notes=_notes(notes), points=points, material=material
+    )
+
+
+def _notes(notes: str) -> str:
+    return _NOTES.format(notes=notes.strip()) if notes.strip() else ""
 
 
 def pairwise_prompt(*, task: str, first: str, second: str) -> str:

@@ -13,6 +13,7 @@ from typing import Any
 
 import msgspec
 
+from skillgym.loader import load_suite
 from tests.conftest import run_cli, run_dirs
 from tests.evalsformat import skill_creator_schema as schema
 from tests.evalsformat.skill import EVALS, TRIGGERS, make_skill
@@ -27,12 +28,6 @@ ANSWERS = {
     "none": "I could not finish this.",
 }
 NOT_JUDGED = "not graded: the run had no judge"
-
-
-def _judge_flags() -> list[str]:
-    """``--judge stub`` where this skillgym grades judged checks (once the judge's run flags are merged)."""
-    shown = run_cli("run", "--help", cwd=Path.cwd())
-    return ["--judge", "stub"] if "--judge" in shown.stdout else []
 
 
 def _stub_with_usage(suite: Path, case_id: str) -> None:
@@ -71,7 +66,13 @@ def test_import_run_export_gives_every_field_back(tmp_path: Path) -> None:
     assert listed.returncode == 0, listed.stderr
     assert "6 case(s)" in listed.stdout
 
-    judge = _judge_flags()
+    # expected_output is the cases' grader notes (the judge's reference), not their description.
+    cases = {c.id: c for c in load_suite(suite).cases}
+    for item in EVALS["evals"]:
+        case = cases[f"csv-summary-eval-{item['id']}"]
+        assert (case.grader_notes, case.description) == (item["expected_output"], "")
+
+    judge = ["--judge", "stub"]
     ran = run_cli(
         "run", "--suite", "suite", "--provider", "stub", "--trials", "2", "--output", "runs",
         "--condition", "none", "--condition", "self-load", "--condition", "stale", *judge,
@@ -130,6 +131,10 @@ def test_import_run_export_gives_every_field_back(tmp_path: Path) -> None:
     assert benchmark.metadata.skill_name == "csv-summary"
     assert benchmark.metadata.evals_run == [1, 2, 7]
     assert benchmark.metadata.runs_per_configuration == 2
+    # The stub judge graded the expectations: it is the model skill-creator's grading came from.
+    assert benchmark.metadata.analyzer_model == "stub"
+    raw = json.loads((out / "benchmark.json").read_text())
+    assert raw["metadata"]["skillgym"] == {"judges": ["stub"]}
     assert [(r.eval_id, r.configuration, r.run_number) for r in benchmark.runs] == [
         (eval_id, config, run)
         for config in ("with_skill", "without_skill")
@@ -182,7 +187,7 @@ def test_export_refuses_a_folder_in_use_and_an_unknown_condition(tmp_path: Path)
     )
     ran = run_cli(
         "run", "--suite", "s", "--provider", "stub", "--output", "runs", "--lane", "execution",
-        *_judge_flags(), cwd=tmp_path,
+        "--judge", "stub", cwd=tmp_path,
     )  # fmt: skip
     assert ran.returncode in (0, 1), ran.stderr
     (run_dir,) = run_dirs(tmp_path / "runs")

@@ -119,6 +119,46 @@ def test_a_dogfood_case_takes_judged_checks_and_a_rubric() -> None:
     ]
 
 
+@pytest.mark.parametrize("define", [prompt_case, execution_case, dogfood_case])
+def test_every_lane_takes_grader_notes_once_and_they_change_the_fingerprint(define: Any) -> None:
+    def build(notes: str | None) -> Any:
+        with use_registry(Registry()) as reg:
+            with define("n") as c:
+                c.category("x")
+                if define is prompt_case:
+                    c.prompt("q")
+                    c.expect_skill(None)
+                else:
+                    c.task("t")
+                    with c.assertions() as a:
+                        a.judge("the task is done")
+                if define is dogfood_case:
+                    with c.report() as r:
+                        r.section("Findings")
+                c.describe("for people reading reports")
+                if notes is not None:
+                    c.grader_notes(notes)
+            (case,) = reg.cases
+        return case
+
+    noted = build("report.md names July as the hottest month")
+    assert noted.grader_notes == "report.md names July as the hottest month"
+    assert noted.description == "for people reading reports"
+    assert noted.fingerprint != build(None).fingerprint
+    assert build("a").fingerprint != build("b").fingerprint
+
+    def twice() -> None:
+        with define("n") as c:
+            c.grader_notes("one")
+            c.grader_notes("two")
+
+    with (
+        use_registry(Registry()),
+        pytest.raises(DefinitionError, match=r"c.grader_notes\(\) was already called"),
+    ):
+        twice()
+
+
 @pytest.mark.parametrize(
     ("call", "message"),
     [

@@ -64,8 +64,8 @@ from .support import at
         ),
         (
             dogfood_case,
-            lambda c: c.grader_notes("x"),
-            "c.grader_notes() belongs to prompt cases, not to dogfood cases",
+            lambda c: c.context("x"),
+            "c.context() belongs to prompt cases, not to dogfood cases",
             "define the case with prompt_case('c') instead",
         ),
     ],

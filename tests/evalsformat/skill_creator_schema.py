@@ -47,6 +47,10 @@ class Metadata(msgspec.Struct, frozen=True):
     timestamp: str
     evals_run: list[int | str]
     runs_per_configuration: int
+    # In the documented example, not the field list: the agent's model and the grading model.
+    skill_path: str | None
+    executor_model: str | None
+    analyzer_model: str | None
 
 
 class RunResult(msgspec.Struct, frozen=True):

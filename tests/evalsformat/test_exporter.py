@@ -130,6 +130,9 @@ def test_cases_that_were_not_imported_are_numbered_and_graded_by_their_checks(
         tmp_path / "out/evals.json"
     ).exists()  # nothing was imported, so there is nothing to give back
     assert any("left out condition 'preloaded'" in n for n in done.notes)
+    metadata = json.loads((tmp_path / "out/benchmark.json").read_text())["metadata"]
+    # No judge graded this run: skill-creator's grading model is unknown, never guessed.
+    assert (metadata["analyzer_model"], metadata["skillgym"]) == (None, {"judges": []})
 
 
 def test_the_configuration_flags(native_run: Path, tmp_path: Path) -> None:

@@ -40,7 +40,8 @@ def test_an_eval_set_into_a_new_folder_drafts_a_suite_that_loads(tmp_path: Path)
     first = cases["csv-summary-eval-1"]
     assert isinstance(first, ExecutionCase)
     assert first.task == "Summarise evals/files/weather.csv for me and save the summary in report.md."
-    assert first.description == "A report.md naming July as the hottest month, with the mean temperature."
+    assert first.grader_notes == "A report.md naming July as the hottest month, with the mean temperature."
+    assert first.description == ""  # expected_output is the judge's reference, not a note for people
     assert [j.expectation for j in first.judged] == [
         "report.md names the hottest month",
         "The skill used its script rather than pandas",
@@ -220,7 +221,7 @@ def test_any_text_comes_back_exactly_from_the_generated_case_file(
     import_evals(skill / "evals/evals.json", root / "suite")
     (case,) = load_suite(root / "suite").cases
     assert isinstance(case, ExecutionCase)
-    assert (case.task, case.description) == (prompt, expected)
+    assert (case.task, case.grader_notes) == (prompt, expected)
     assert [j.expectation for j in case.judged] == (expectations or [expected])
 
 

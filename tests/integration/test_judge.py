@@ -104,8 +104,9 @@ def _judge_run(
         cwd=tmp_path,
         env=env,
     )
-    assert done.returncode in (0, 1), done.stdout + done.stderr
-    (result_path,) = (tmp_path / output).glob("*/trials/**/result.json")
+    # 3: every trial errored (a grader-error is not the agent's doing), so the run is inconclusive
+    assert done.returncode in (0, 1, 3), done.stdout + done.stderr
+    (result_path,) = run_files(tmp_path / output, "trials/**/result.json")
     result = json.loads(result_path.read_text())
     judged = json.loads((result_path.parent / "judge.json").read_text())
     return result, judged, result_path.parent
@@ -146,6 +147,25 @@ def test_a_pass_verdict_passes_with_quoted_evidence_usage_apart_and_no_tools(
     assert "preloaded" not in sent and "Explain generators by their laziness" not in sent
     assert _offered_tools(cli, asked.body) == []
     assert leaked(ANTHROPIC_KEY if cli == "claude" else OPENAI_KEY, trial_dir.parents[5]) == []
+
+
+@pytest.mark.parametrize("cli", ["claude", "codex"])
+def test_the_case_grader_notes_reach_the_judge_as_its_reference(
+    cli: str, tmp_path: Path, model_server: ModelServer, request: pytest.FixtureRequest
+) -> None:
+    env = request.getfixturevalue(f"{cli}_env")
+    notes = "A good answer says the body runs only when the caller iterates the generator."
+    cases = SUITE["cases.py"].replace(
+        "c.expect_skill(None)", f"c.expect_skill(None)\n            c.grader_notes({notes!r})"
+    )
+    write_suite(tmp_path / "evals", {**SUITE, "cases.py": cases})
+    model_server.script([PASS])
+    result, judged, _ = _judge_run(tmp_path, env, f"{cli}:{MODEL}")
+    assert result["status"] == "passed", result
+    (asked,) = model_server.requests
+    sent = json.dumps(asked.body)
+    assert "What a good result looks like" in sent and notes in sent and EXPECTATION in sent
+    assert judged["records"][0]["material_cuts"] == []
 
 
 def _offered_tools(cli: str, body: dict[str, Any]) -> list[str]:

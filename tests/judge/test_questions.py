@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import pytest
@@ -102,3 +103,25 @@ def test_the_prompts_are_fixed_and_carry_what_the_judge_needs() -> None:
     both = pairwise_prompt(task="t", first="first answer", second="second answer")
     assert both.index("# Answer A\nfirst answer") < both.index("# Answer B\nsecond answer")
     assert JUDGE_PROMPT_VERSION.startswith("skillgym-judge-")
+
+
+def test_grader_notes_are_shown_as_the_reference_and_only_when_a_case_has_them() -> None:
+    args = {"task": "Run the tests", "expectation": "it waits on the port", "material": "M1\nM2"}
+    plain = check_prompt(**args)
+    # Without notes the prompts are byte for byte the wording recorded verdicts were keyed under.
+    assert hashlib.sha256(plain.encode()).hexdigest() == (
+        "b7a6d88644b2043d8aefc2c26ffb5cf52165422d77e13afb625668167c3b83de"
+    )
+    rated = rubric_prompt(task="t", rubric="r", points=5, material="m")
+    assert hashlib.sha256(rated.encode()).hexdigest() == (
+        "87cf47e3c7df789d8af3b53679c8886fc9a9aaac5d62bb951982eef3045d3439"
+    )
+    assert check_prompt(**args, notes="  \n") == plain
+    noted = check_prompt(**args, notes="The server is polled until it answers on 3000.")
+    reference = noted.index("# What a good result looks like")
+    assert noted.index("it waits on the port") < reference < noted.index("# The material")
+    assert "The server is polled until it answers on 3000." in noted
+    assert "the notes are not evidence" in noted
+    assert "# What a good result looks like" in rubric_prompt(
+        task="t", rubric="r", points=5, material="m", notes="n"
+    )

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
 
 import anyio
+import msgspec
 import pytest
 
 from skillgym.errors import UsageError
-from skillgym.judge.calibration import cohens_kappa
+from skillgym.judge.calibration import cohens_kappa, read_labelled
 from skillgym.judge.grading import judge_trial
 from skillgym.judge.judges import Answer, JudgeSpec, parse_spec
 from skillgym.judge.pairwise import _counted, _side, pair_order
@@ -90,10 +92,12 @@ class _Scripted:
         self.spec = JudgeSpec(provider="claude", model="m")
         self.calls = 0
         self.caches = True
+        self.questions: list[Question] = []
         self._answers = answers
 
     async def answer(self, question: Question, *, folder: str) -> Answer:
         self.calls += 1
+        self.questions.append(question)
         return Answer(text=self._answers.pop(0), usage=TokenUsage(input=10, output=2, total=12))
 
 
@@ -140,6 +144,40 @@ def test_verdicts_fold_into_the_grade_by_the_stated_weights(tmp_path: Path) -> N
     )
     assert judge.calls == 3 and {r.source for r in again.file.records} == {"cache"}
     assert again.file.usage is None and again.grade == grade
+
+
+def test_the_case_grader_notes_reach_every_question_and_make_their_own_key(tmp_path: Path) -> None:
+    answers = [_verdict("pass", "lazy"), _verdict("fail"), json.dumps({"score": 2, "evidence": []})]
+    judge = _Scripted(answers * 2)
+    session = JudgeSession(judge, VerdictStore(cassettes=None, cache=tmp_path), workdir=str(tmp_path / "w"))
+    lane = Grade(passed=True, score=1.0)
+    notes = "A good answer says the body runs only when the generator is iterated."
+    noted = msgspec.structs.replace(_case(), grader_notes=notes)
+    for case in (_case(), noted):
+        anyio.run(partial(judge_trial, session, case, Trace(final_text="it is lazy"), lane, workspace=None))
+    plain_asked, noted_asked = judge.questions[:3], judge.questions[3:]
+    assert judge.calls == 6  # the same checks with notes are new questions, never the cached verdicts
+    assert all(notes not in q.prompt and not q.notes for q in plain_asked)
+    assert all(notes in q.prompt and q.notes == notes for q in noted_asked)
+    assert [q.kind for q in noted_asked] == ["check", "check", "rubric"]
+    long = msgspec.structs.replace(_case(), grader_notes="x" * 5000, judged=_case().judged[:1], rubric=())
+    judge_long = _Scripted([_verdict("fail")])
+    session = JudgeSession(judge_long, VerdictStore(cassettes=None, cache=None), workdir=str(tmp_path))
+    judged = anyio.run(
+        lambda: judge_trial(session, long, Trace(final_text="it is lazy"), lane, workspace=None)
+    )
+    assert judged.file.records[0].material_cuts == ("the grader notes: 1000 of 5000 characters cut",)
+
+
+def test_a_labelled_line_may_carry_grader_notes(tmp_path: Path) -> None:
+    path = tmp_path / "labelled.jsonl"
+    line = {"expectation": "e", "material": "m", "label": "pass", "grader_notes": "a good answer says m"}
+    path.write_text(json.dumps(line) + "\n" + json.dumps({**line, "grader_notes": 3}) + "\n")
+    with pytest.raises(UsageError, match=r"labelled.jsonl:2: \$.grader_notes must be a string"):
+        read_labelled(path)
+    path.write_text(json.dumps(line) + "\n")
+    (item,), _digest = read_labelled(path)
+    assert item.grader_notes == "a good answer says m"
 
 
 def test_an_undecided_required_check_is_reported_and_fails(tmp_path: Path) -> None:

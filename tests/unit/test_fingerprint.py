@@ -149,7 +149,7 @@ def _reference_bytes(case: object) -> bytes:
             return {
                 k: strip(v, user_data=k in {"env", "config"})
                 for k, v in data.items()
-                if k not in EXCLUDED_FIELDS and not (k in HASHED_WHEN_SET and v in (None, (), []))
+                if k not in EXCLUDED_FIELDS and not (k in HASHED_WHEN_SET and v in (None, (), [], ""))
             }
         if isinstance(data, (list, tuple)):
             return [strip(item) for item in data]
@@ -222,6 +222,22 @@ def test_a_case_sandbox_is_hashed_only_when_the_case_declares_one() -> None:
     offline = msgspec.structs.replace(plain, sandbox=CaseSandbox(network="none"))
     assert len({fingerprint(plain), fingerprint(online), fingerprint(offline)}) == 3
     assert canonical_bytes(online) == _reference_bytes(online)
+
+
+def test_grader_notes_are_hashed_in_other_lanes_only_when_the_case_has_them() -> None:
+    plain = ExecutionCase(id="x", category="c", task="t", budget=Budget(timeout_s=1))
+    assert b"grader_notes" not in canonical_bytes(plain)  # every fingerprint stored before it stays valid
+    noted = msgspec.structs.replace(plain, grader_notes="report.md names July")
+    other = msgspec.structs.replace(plain, grader_notes="report.md names August")
+    assert len({fingerprint(plain), fingerprint(noted), fingerprint(other)}) == 3
+    assert canonical_bytes(noted) == _reference_bytes(noted)
+
+
+def test_prompt_cases_hash_their_grader_notes_as_they_always_did() -> None:
+    prompt = PromptCase(id="x", category="c", prompt="t", budget=Budget(timeout_s=1))
+    assert b'"grader_notes":""' in canonical_bytes(prompt)  # prompt cases held the field from the start
+    noted = msgspec.structs.replace(prompt, grader_notes="n")
+    assert fingerprint(noted) != fingerprint(prompt)
 
 
 def test_a_case_trial_policy_never_changes_its_fingerprint() -> None:
