@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,10 +15,7 @@ from rich.console import Console
 from . import __version__
 from .adaptive import PLAN_FLAGS as ADAPTIVE_FLAGS
 from .adaptive import aa_conditions, add_adaptive_flags, check_threshold, plan_settings, trial_policy, with_aa
-from .commands import compare, merge, view
-from .commands import export as export_command
-from .commands import import_evals as import_command
-from .commands import plan as plan_command
+from .commands import COMMANDS
 from .console import columns, make_console
 from .cost.cli import add_cost_flags, dry_run_estimate, estimate_lines, run_budget, run_prices, snapshot_dir
 from .errors import ExitCode, SkillgymError, UsageError
@@ -191,13 +188,17 @@ def _parser() -> argparse.ArgumentParser:
     )
     report.add_argument("run_dir", type=Path, metavar="RUN_DIR")
     add_snapshots_parser(sub)
-    compare.add_parser(sub)
-    plan_command.add_parser(sub)
-    import_command.add_parser(sub)
-    export_command.add_parser(sub)
-    merge.add_parser(sub)
+    sub.choices["snapshots"].set_defaults(
+        handler=lambda args, out, err: snapshots_command(args, out, err, run_suite=main)
+    )
     add_judge_parser(sub)
-    view.add_parser(sub)
+    sub.choices["judge"].set_defaults(handler=_judge)
+    for command in COMMANDS:
+        command.add_parser(sub)
+    init.set_defaults(handler=lambda args, out, err: _init(args, out))
+    listing.set_defaults(handler=lambda args, out, err: _list(args, out))
+    run.set_defaults(handler=lambda args, out, err: _run(args, out))
+    report.set_defaults(handler=_report)
     return parser
 
 
@@ -206,31 +207,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     out, err = make_console(), make_console(stderr=True)
     try:
-        if args.command == "init":
-            return _init(args, out)
-        if args.command == "list":
-            return _list(args, out)
-        if args.command == "report":
-            return _report(args, out, err)
-        if args.command == "plan":
-            return plan_command.main(args, out, make_console(stderr=True))
-        if args.command == "import":
-            return import_command.main(args, out, err)
-        if args.command == "export":
-            return export_command.main(args, out, err)
-        if args.command == "snapshots":
-            return snapshots_command(args, out, err, run_suite=main)
-        if args.command == "compare":
-            return compare.main(args, out, err)
-        if args.command == "merge":
-            return merge.main(args, out, err)
-        if args.command == "judge":
-            from .judge.command import main as judge_command
-
-            return judge_command(args, out, err)
-        if args.command == "view":
-            return view.main(args, out, err)
-        return _run(args, out)
+        handler: Callable[[argparse.Namespace, Console, Console], int] = args.handler
+        return handler(args, out, err)
     except SkillgymError as exc:
         # The user's own secrets, at least: a message can quote what the user typed or had set.
         err.print(f"skillgym: error: {scrub(str(exc), secret_values(os.environ))}", markup=False)
@@ -238,6 +216,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         err.print("skillgym: interrupted", markup=False)
         return ExitCode.INTERRUPTED
+
+
+def _judge(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from .judge.command import main as judge_command
+
+    return judge_command(args, out, err)
 
 
 def _init(args: argparse.Namespace, out: Console) -> int:

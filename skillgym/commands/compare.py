@@ -26,6 +26,7 @@ def add_parser(sub: Any) -> None:
             "test behind each verdict; the same comparison `run --compare-baseline A` puts in report.json."
         ),
     )
+    parser.set_defaults(handler=main)
     parser.add_argument("baseline", type=Path, metavar="A", help="the earlier run: its folder or report.json")
     parser.add_argument("current", type=Path, metavar="B", help="the later run: its folder or report.json")
     parser.add_argument("--format", choices=FORMATS, default="md", help="output format (default md)")

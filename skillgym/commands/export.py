@@ -17,6 +17,7 @@ _WITHOUT = "none"
 def add_parser(sub: Any) -> None:
     """``export`` and its one kind, ``skill-creator``."""
     command = sub.add_parser("export", help="write a run in another tool's format")
+    command.set_defaults(handler=main)
     kinds = command.add_subparsers(dest="export_kind", required=True, metavar="FORMAT")
     creator = kinds.add_parser(
         "skill-creator",

@@ -14,6 +14,7 @@ from ..errors import ExitCode
 def add_parser(sub: Any) -> None:
     """``import`` and its one kind, ``evals``."""
     command = sub.add_parser("import", help="import evals written for another tool into a suite")
+    command.set_defaults(handler=main)
     kinds = command.add_subparsers(dest="import_kind", required=True, metavar="KIND")
     evals = kinds.add_parser(
         "evals",

@@ -87,6 +87,7 @@ def add_parser(sub: Any) -> None:
         description="Check that the shard folders are every shard of one plan, each once and finished, "
         "then write OUT: one run folder equal to the unsharded run's apart from ids and timing.",
     )
+    merge.set_defaults(handler=main)
     merge.add_argument(
         "out", type=Path, metavar="OUT", help="the merged run folder to create (must not exist)"
     )

@@ -20,6 +20,7 @@ from ..scheduler import lift_pairs
 def add_parser(sub: Any) -> None:
     """The `plan` subcommand."""
     plan = sub.add_parser("plan", help="power planning: trials and cases needed to detect a lift")
+    plan.set_defaults(handler=main)
     plan.add_argument(
         "--power",
         dest="target",

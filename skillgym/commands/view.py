@@ -26,6 +26,7 @@ def add_parser(sub: Any) -> None:
         description="Open RUN_DIR/report.html in a browser. Without a browser that can open files (no "
         "display, or --serve) the run folder is served on 127.0.0.1 and the URL printed; Ctrl-C stops it.",
     )
+    view.set_defaults(handler=main)
     view.add_argument(
         "run_dir", type=Path, nargs="?", metavar="RUN_DIR", help=f"a run folder (default: OUTPUT/{LATEST})"
     )
