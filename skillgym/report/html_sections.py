@@ -129,5 +129,10 @@ def sections(report: Report) -> dict[str, Any]:
         "gate_rows": gate_rows(report.gates),
         "activation_chart": activation_chart(report),
         "split_chart": split_chart(report),
+        "case_interval_title": (
+            "95% interval of the pass rate: Wilson; an adaptive case's is its confidence sequence"
+            if any(s.pass_interval_kind != "wilson" for s in report.cases)
+            else "95% Wilson interval of the pass rate"
+        ),
         "dollars": dollars,
     }
