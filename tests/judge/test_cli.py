@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from skillgym.judge.store import verdicts_dir
-from tests.conftest import run_cli, run_dirs, write_suite
+from tests.conftest import run_cli, run_dirs, run_files, write_suite
 
 CASES = """
     from skillgym import execution_case, prompt_case
@@ -58,7 +58,7 @@ def _run(tmp_path: Path, *args: str, output: str = "runs") -> tuple[int, str, li
     done = run_cli(
         "run", "--suite", "evals", "--provider", "stub", "--output", output, *args, cwd=tmp_path, timeout=300
     )
-    results = [json.loads(p.read_text()) for p in sorted((tmp_path / output).glob("*/trials/**/result.json"))]
+    results = [json.loads(p.read_text()) for p in run_files(tmp_path / output, "trials/**/result.json")]
     return done.returncode, done.stdout + done.stderr, results
 
 
