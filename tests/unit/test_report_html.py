@@ -546,6 +546,8 @@ def test_adaptive_cells_say_why_they_stopped_and_aa_its_false_positive_rate(
     # The case table says its intervals are confidence sequences, not Wilson intervals.
     (header,) = [e for e in html.select("case-table", "th") if "95%" in e["text"]]
     assert "confidence sequence" in header["attrs"]["title"]
+    (note,) = html.select("cases", "p", "id")
+    assert note["attrs"]["id"] == "case-intervals-note" and "confidence sequence" in note["text"]
 
 
 def test_the_judge_keeps_its_tokens_apart_and_shows_pairwise(design: tuple[Any, Elements, Any]) -> None:
