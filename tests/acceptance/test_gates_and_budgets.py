@@ -356,7 +356,7 @@ def test_fail_on_regression_fails_a_run_whose_case_regressed_against_the_baselin
         "run", "--suite", str(root), "--provider", "stub", *select, "--output", "base", cwd=root.parent
     )
     assert base.returncode == 0, base.stderr
-    (base_dir,) = (root.parent / "base").iterdir()
+    (base_dir,) = run_dirs(root.parent / "base")
     args = (*select, "--compare-baseline", str(base_dir), "--fail-on-regression")
     code, out, err, _ = _stub_run(root, *args, output="same")
     assert code == 0, (out, err)
