@@ -264,6 +264,16 @@ def store(suite_root: str | Path, result: Calibration, *, relative_to: Path) -> 
     return path
 
 
+def is_judge_note(note: str) -> bool:
+    """Whether a run-start note is the judge's (who grades, or one ``calibration_notes`` wrote): the report
+    keeps those with its judge section."""
+    if note.startswith("judged checks are graded by "):
+        return True
+    return note.startswith(("judge ", "warning: judge ")) and any(
+        marker in note for marker in (" calibration", "min_kappa")
+    )
+
+
 def calibration_notes(suite: Suite, spec: JudgeSpec) -> list[str]:
     """What a run says at start about its judge's stored calibration against the suite's ``min_kappa``."""
     entries = [

@@ -25,6 +25,9 @@ class JudgeReport(Data, frozen=True, kw_only=True):
     undecided: int
     usage: TokenUsage | None = None
     pairwise: PairwiseReport | None = None
+    # What the run said at its start about its judge: who grades, and the judge's stored calibration
+    # against the suite's min_kappa (its figures, or a warning that they are missing or too low).
+    notes: tuple[str, ...] = ()
 
 
 def judge_report(results: Sequence[TrialResult]) -> JudgeReport | None:
@@ -54,6 +57,7 @@ def with_pairwise(report: JudgeReport | None, pairwise: PairwiseReport | None) -
         undecided=base.undecided,
         usage=base.usage,
         pairwise=pairwise,
+        notes=base.notes,
     )
 
 

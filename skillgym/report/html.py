@@ -23,6 +23,7 @@ from ..stats import Interval
 from ..usage import ConditionTokens
 from .aggregate import LIFTS, PairedComparison, Report
 from .charts import Chart, Row, chart, exact, nice_ceiling
+from .html_sections import sections
 from .templating import DASH, compact, environment, interval_text, pct, pp, static
 from .trialpage import TRIAL_PAGE, trial_page
 
@@ -88,6 +89,7 @@ def render_html(report: Report, results: Sequence[TrialResult], pages: dict[str,
         script=static("report.js"),
         trial_page=TRIAL_PAGE,
         first_page=FIRST_PAGE,
+        **sections(report),
     )
 
 

@@ -16,6 +16,7 @@ from typing import Any, Final
 
 import msgspec
 
+from ..cost.summary import dollars
 from ..model import (
     ArtifactExists,
     Case,
@@ -85,6 +86,9 @@ def trial_page(run_dir: Path, result: TrialResult, case: Case | None = None) -> 
             bundle=_bundle(run_dir, result),
             files=_trial_files(result),
             reads=verifier_reads(case, folder) if case is not None else [],
+            judged=[c for c in result.grade.checks if c.kind == "judge"] if result.grade else [],
+            judge_link=_relative(result.paths.judge, Path(result.paths.dir)) if result.paths.judge else None,
+            dollars=dollars,
             style=static("style.css"),
             script=static("trial.js"),
             shown_text=shown,
@@ -177,6 +181,7 @@ def _trial_files(result: TrialResult) -> list[tuple[str, str]]:
         ("stdout.txt", paths.stdout),
         ("stderr.txt", paths.stderr),
         ("token-usage.json", paths.token_usage),
+        ("judge.json", paths.judge),
         ("workspace/", paths.workspace),
     )
     base = Path(paths.dir)

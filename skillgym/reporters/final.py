@@ -9,6 +9,7 @@ import msgspec
 
 from ..events import Event, RunFinish, RunStart, TrialFinish
 from ..files import write_atomic
+from ..judge.calibration import is_judge_note
 from ..judge.pairwise import read_pairwise
 from ..judge.report import with_pairwise
 from ..report import Report, build_report, compare_to_baseline, render_markdown
@@ -85,6 +86,8 @@ def report_from(
         report = msgspec.structs.replace(report, baseline=compare_to_baseline(report, baseline))
     if finish is not None and isinstance(finish.snapshots, SnapshotCheck):
         report = msgspec.structs.replace(report, snapshots=finish.snapshots)
+    if report.judge is not None and (notes := tuple(n for n in start.notes if is_judge_note(n))):
+        report = msgspec.structs.replace(report, judge=msgspec.structs.replace(report.judge, notes=notes))
     if finish is not None and (finish.gates or finish.budget is not None):
         report = msgspec.structs.replace(report, gates=finish.gates, budget=finish.budget)
     return report

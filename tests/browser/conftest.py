@@ -46,3 +46,43 @@ def save_screenshot(page: Any, tmp_path: Path, name: str, **options: Any) -> Pat
         Path(extra).mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, Path(extra) / name)
     return path
+
+
+class Watch:
+    """What a page did that it must not: console errors, uncaught exceptions, requests off the disk."""
+
+    def __init__(self) -> None:
+        self.errors: list[str] = []
+        self.requests: list[str] = []
+
+    def attach(self, page: Any) -> None:
+        page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+
+        def route(r: Any) -> None:
+            if r.request.url.startswith("file://"):
+                r.continue_()
+            else:
+                self.requests.append(r.request.url)
+                r.abort()
+
+        page.route("**/*", route)
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[tuple[Any, Watch]]:
+    context = browser.new_context(viewport={"width": 1366, "height": 768})
+    watch = Watch()
+    opened = context.new_page()
+    watch.attach(opened)
+    yield opened, watch
+    context.close()
+    assert watch.errors == [], f"console errors: {watch.errors}"
+    assert watch.requests == [], f"the page asked for something not on disk: {watch.requests}"
+
+
+def same(attribute: str | None, value: float | None) -> bool:
+    """A data attribute holds exactly report.json's number (empty for null)."""
+    return (attribute or "") == ("" if value is None else repr(value)) and (
+        value is None or float(attribute or "nan") == value
+    )

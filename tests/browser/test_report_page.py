@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.browser.conftest import save_screenshot
+from tests.browser.conftest import Watch, same, save_screenshot
 from tests.conftest import REPO, run_cli
 
 CASES = (
@@ -37,49 +36,9 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return found
 
 
-class Watch:
-    """What a page did that it must not: console errors, uncaught exceptions, requests off the disk."""
-
-    def __init__(self) -> None:
-        self.errors: list[str] = []
-        self.requests: list[str] = []
-
-    def attach(self, page: Any) -> None:
-        page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
-        page.on("pageerror", lambda e: self.errors.append(str(e)))
-
-        def route(r: Any) -> None:
-            if r.request.url.startswith("file://"):
-                r.continue_()
-            else:
-                self.requests.append(r.request.url)
-                r.abort()
-
-        page.route("**/*", route)
-
-
-@pytest.fixture
-def page(browser: Any) -> Iterator[tuple[Any, Watch]]:
-    context = browser.new_context(viewport={"width": 1366, "height": 768})
-    watch = Watch()
-    opened = context.new_page()
-    watch.attach(opened)
-    yield opened, watch
-    context.close()
-    assert watch.errors == [], f"console errors: {watch.errors}"
-    assert watch.requests == [], f"the page asked for something not on disk: {watch.requests}"
-
-
 def _report(run_dir: Path) -> dict[str, Any]:
     data: dict[str, Any] = json.loads((run_dir / "report.json").read_text())
     return data
-
-
-def _same(attribute: str | None, value: float | None) -> bool:
-    """A data attribute holds exactly report.json's number (empty for null)."""
-    return (attribute or "") == ("" if value is None else repr(value)) and (
-        value is None or float(attribute or "nan") == value
-    )
 
 
 def test_the_charts_show_report_json_numbers(page: tuple[Any, Watch], run_dir: Path, tmp_path: Path) -> None:
@@ -92,10 +51,10 @@ def test_the_charts_show_report_json_numbers(page: tuple[Any, Watch], run_dir: P
         mark = marks.nth(index)
         assert mark.get_attribute("data-lane") == summary["lane"]
         assert mark.get_attribute("data-condition") == summary["condition"]
-        assert _same(mark.get_attribute("data-rate"), summary["mean_case_pass_rate"])
+        assert same(mark.get_attribute("data-rate"), summary["mean_case_pass_rate"])
         interval = summary["case_pass_interval"]
-        assert _same(mark.get_attribute("data-low"), interval and interval["low"])
-        assert _same(mark.get_attribute("data-high"), interval and interval["high"])
+        assert same(mark.get_attribute("data-low"), interval and interval["low"])
+        assert same(mark.get_attribute("data-high"), interval and interval["high"])
         assert mark.locator("circle.point").count() == (summary["mean_case_pass_rate"] is not None)
         assert mark.locator("line.whisker").count() == (interval is not None)
         assert mark.locator("circle.point").is_visible()
@@ -104,10 +63,10 @@ def test_the_charts_show_report_json_numbers(page: tuple[Any, Watch], run_dir: P
     assert forest.count() == len(comparisons) > 0
     for index, c in enumerate(comparisons):
         mark = forest.nth(index)
-        assert _same(mark.get_attribute("data-diff"), c["comparison"]["mean_diff"])
+        assert same(mark.get_attribute("data-diff"), c["comparison"]["mean_diff"])
         assert mark.get_attribute("data-verdict") == c["comparison"]["verdict"]
         interval = c["comparison"]["interval"]
-        assert _same(mark.get_attribute("data-low"), interval and interval["low"])
+        assert same(mark.get_attribute("data-low"), interval and interval["low"])
     assert p.locator("#chart-forest line.zero").count() == 1
     tokens = p.locator("#chart-tokens g.mark")
     assert tokens.count() == len(report["tokens"]["conditions"])

@@ -299,3 +299,294 @@ def test_a_run_without_grades_or_tokens_still_renders() -> None:
     html = Elements(render_html(build_report(_start(), errored), errored))
     (no_rate,) = html.select("chart-pass-rates", "g", "data-rate")[:1]
     assert "no usable trials" in no_rate["text"]  # only an error not the agent's: nothing to estimate
+
+
+# The run-design sections: gates, budget, dollars, did it fire, adaptive trials, A/A, the judge.
+
+
+def _design_start() -> RunStart:
+    conditions = ("none", "self-load", "preloaded", "none~aa")
+    policy = {"auto": True, "min_trials": 2, "max_trials": 6}
+    return msgspec.structs.replace(
+        _start(),
+        lanes=("execution",),
+        conditions=conditions,
+        trials=6,
+        settings={"auto": {f"case-{i}": policy for i in range(6)}, "decision_threshold": 0.5},
+        notes=(
+            "judged checks are graded by stub:word-match",
+            "warning: judge stub:word-match has no stored calibration for prompt v1; the suite asks for "
+            "kappa >= 0.5",
+            "replay plays recorded answers",
+        ),
+    )
+
+
+def _design_results() -> list[TrialResult]:
+    """Six cases x four conditions x four trials; self-load loads the skill in the even cases only."""
+    from skillgym.cost.prices import Cost
+    from skillgym.results import CheckOutcome
+
+    rng = random.Random(5)
+    odds = {"none": 0.2, "self-load": 0.6, "preloaded": 0.9, "none~aa": 0.2}
+    out = []
+    for case in range(6):
+        for condition in odds:
+            for n in (1, 2, 3, 4):
+                passed = rng.random() < odds[condition]
+                loaded = condition == "self-load" and case % 2 == 0
+                judged = CheckOutcome(
+                    id="judge-1",
+                    kind="judge",
+                    required=True,
+                    passed=passed,
+                    message="every word of the expectation occurs" if passed else "missing: hello",
+                    expectation="the greeting is hello",
+                    evidence="hello from the skill" if passed else "",
+                )
+                grade = Grade(
+                    passed=passed,
+                    score=0.9 if passed else 0.3,
+                    skill_loaded=loaded if condition == "self-load" else None,
+                    checks=(judged,),
+                )
+                key = f"execution/case-{case}/{condition}/stub/trial-{n}"
+                cost = (
+                    None if case == 5 else Cost(usd=0.01 + case / 1000, source="cli" if n % 2 else "prices")
+                )
+                out.append(
+                    _trial(
+                        "execution",
+                        f"case-{case}",
+                        condition,
+                        n,
+                        passed,
+                        grade=grade,
+                        cost=cost,
+                        usage=TokenUsage(input=1000, output=100, total=1100),
+                        judge_usage=TokenUsage(input=300, output=20, total=320),
+                        paths=TrialPaths(dir=key, result=f"{key}/result.json", judge=f"{key}/judge.json"),
+                    )
+                )
+    return out
+
+
+@pytest.fixture(scope="module")
+def design() -> tuple[Any, Elements, Any]:
+    from skillgym.cost.model import BudgetStop, RunBudget, ShortCell
+    from skillgym.gates.model import GatePart, GateResult
+    from skillgym.judge.pairwise import CasePairwise, ConditionPairwise, PairwiseReport
+    from skillgym.judge.report import with_pairwise
+    from skillgym.reporters.final import report_from
+    from skillgym.stats import Interval
+
+    results = _design_results()
+    report = report_from(_design_start(), results, None, None)
+    pairwise = PairwiseReport(
+        judge="stub:word-match",
+        seed=0,
+        conditions=(
+            ConditionPairwise(
+                condition="self-load",
+                cases=6,
+                mean_diff=0.5,
+                interval=Interval(low=0.1, high=0.9),
+                case_wins=4,
+                case_ties=1,
+                case_losses=1,
+                p_value=0.375,
+                verdict="inconclusive",
+                pairs=24,
+                swap_disagreements=3,
+                position_bias=0.125,
+            ),
+        ),
+        cases=(
+            CasePairwise(
+                case_id="case-0",
+                lane="execution",
+                condition="self-load",
+                wins=3,
+                ties=1,
+                losses=0,
+                undecided=0,
+                swap_disagreements=1,
+            ),
+        ),
+    )
+    gates = (
+        GateResult(
+            expression="lift(self-load, none) > 0",
+            origin="--gate",
+            status="inconclusive",
+            detail="execution/stub: lift +40 pts [-5, +80] pts over 6 case(s)",
+            parts=(
+                GatePart(
+                    lane="execution",
+                    provider="stub",
+                    status="inconclusive",
+                    value=0.4,
+                    interval=Interval(low=-0.05, high=0.8),
+                    errors=1,
+                ),
+            ),
+            errors=1,
+        ),
+        GateResult(
+            expression="pass_rate(prompt, none) >= 0.5",
+            origin="suite.py:4",
+            status="skipped",
+            detail="no prompt lane",
+        ),
+    )
+    budget = BudgetStop(
+        budget=RunBudget(usd=0.5),
+        spent_usd=0.4801,
+        spent_tokens=105_600,
+        reason="the next trial could spend $0.0150 and only $0.0199 is left",
+        short=(
+            ShortCell(
+                lane="execution", case_id="case-5", condition="none", provider="stub", planned=6, finished=4
+            ),
+        ),
+    )
+    report = msgspec.structs.replace(
+        report, gates=gates, budget=budget, judge=with_pairwise(report.judge, pairwise)
+    )
+    doc = msgspec.json.decode(msgspec.json.encode(report))
+    return doc, Elements(render_html(report, results)), report
+
+
+def test_gates_and_the_budget_stop_show_report_json_figures(design: tuple[Any, Elements, Any]) -> None:
+    doc, html, _ = design
+    rows = html.select("gate-table", "tr", "data-status")
+    assert [r["attrs"]["data-expression"] for r in rows] == [g["expression"] for g in doc["gates"]]
+    lift, skipped = rows
+    part = doc["gates"][0]["parts"][0]
+    assert lift["attrs"]["data-status"] == "inconclusive" and lift["attrs"]["data-errors"] == "1"
+    assert _exact(lift["attrs"]["data-value"], part["value"])
+    assert _exact(lift["attrs"]["data-low"], part["interval"]["low"])
+    assert _exact(lift["attrs"]["data-high"], part["interval"]["high"])
+    assert "+40.0 pp" in lift["text"] and "[-5.0 pp, +80.0 pp]" in lift["text"]
+    assert "inconclusive (errors not the agent's)" in lift["text"]
+    assert skipped["attrs"]["data-status"] == "skipped" and "no prompt lane" in skipped["text"]
+    (budget,) = html.select("summary", "div", "data-spent-usd")
+    assert _exact(budget["attrs"]["data-spent-usd"], doc["budget"]["spent_usd"])
+    assert budget["attrs"]["data-spent-tokens"] == str(doc["budget"]["spent_tokens"])
+    words = " ".join(budget["text"].split())
+    assert "The budget ($0.5000) ended this run: the next trial could spend $0.0150" in words
+    assert "Spent: $0.4801, 105,600 tokens." in words
+    (short,) = html.select("budget-short", "tr", "data-finished")
+    assert (short["attrs"]["data-finished"], short["attrs"]["data-planned"]) == ("4", "6")
+
+
+def test_dollars_sit_beside_the_token_cost(design: tuple[Any, Elements, Any]) -> None:
+    doc, html, _ = design
+    (totals,) = html.select("tokens", "p", "data-usd")
+    cost = doc["cost"]
+    assert _exact(totals["attrs"]["data-usd"], cost["totals"]["usd"])
+    assert totals["attrs"]["data-unpriced"] == str(cost["totals"]["unpriced"]) == "16"
+    assert "16 trial(s) of unknown cost are not counted" in totals["text"]
+    rows = html.select("cost-table", "tr", "data-usd")
+    assert len(rows) == len(cost["conditions"]) == 4
+    for row, c in zip(rows, cost["conditions"], strict=True):
+        assert (row["attrs"]["data-lane"], row["attrs"]["data-condition"]) == (c["lane"], c["condition"])
+        assert _exact(row["attrs"]["data-usd"], c["totals"]["usd"])
+        assert row["attrs"]["data-unpriced"] == str(c["totals"]["unpriced"])
+
+
+def test_did_it_fire_shows_the_activation_figures_and_the_caveat(design: tuple[Any, Elements, Any]) -> None:
+    doc, html, _ = design
+    (a,) = doc["activation"]
+    (mark,) = html.select("chart-activation", "g", "data-rate")
+    (row,) = html.select("activation-table", "tr", "data-rate")
+    for element in (mark, row):
+        assert _exact(element["attrs"]["data-rate"], a["activation_rate"])
+        assert _exact(element["attrs"]["data-low"], a["activation_interval"]["low"])
+        assert _exact(element["attrs"]["data-high"], a["activation_interval"]["high"])
+    assert _exact(row["attrs"]["data-pass-loaded"], a["pass_rate_when_activated"])
+    assert _exact(row["attrs"]["data-pass-not-loaded"], a["pass_rate_when_not_activated"])
+    assert f"{a['activated']}/{a['trials']} = 50.0%" in row["text"]
+    split = {r["attrs"]["data-kind"]: r for r in html.select("activation-split", "tr", "data-kind")}
+    for kind, field in (("gap", "activation_gap"), ("help", "help_when_loaded")):
+        c = a[field]
+        assert _exact(split[kind]["attrs"]["data-diff"], c["mean_diff"])
+        assert _exact(split[kind]["attrs"]["data-low"], c["interval"]["low"])
+        assert split[kind]["attrs"]["data-verdict"] == c["verdict"]
+    assert _exact(split["split"]["attrs"]["data-gap"], a["gap"])
+    assert len(html.select("chart-activation-split", "g", "data-diff")) == 2
+    (caveat,) = html.select("activation", "p", "id")[-1:]
+    assert "observational" in caveat["text"] and "not the skill's effect" in caveat["text"]
+
+
+def test_adaptive_cells_say_why_they_stopped_and_aa_its_false_positive_rate(
+    design: tuple[Any, Elements, Any],
+) -> None:
+    doc, html, _ = design
+    adaptive = doc["adaptive"]
+    (totals,) = html.select("adaptive", "p", "data-trials-run")
+    assert totals["attrs"]["data-trials-run"] == str(adaptive["trials_run"])
+    assert totals["attrs"]["data-planned-most"] == str(adaptive["planned_most"])
+    section = " ".join(e["text"] for e in html.select("adaptive", "p"))
+    assert "confidence sequences" in section and "anytime-valid" in section
+    cells = html.select("adaptive-cells", "tr", "data-trials")
+    assert len(cells) == len(adaptive["cells"]) == 24
+    for cell, stop in zip(cells, adaptive["cells"], strict=True):
+        assert cell["attrs"]["data-trials"] == str(stop["trials"]) and stop["reason"] in cell["text"]
+    questions = html.select("adaptive-questions", "tr", "data-status")
+    for row, q in zip(questions, adaptive["questions"], strict=True):
+        assert row["attrs"]["data-status"] == q["status"]
+        assert _exact(row["attrs"]["data-estimate"], q["estimate"])
+        assert _exact(row["attrs"]["data-low"], q["interval"] and q["interval"]["low"])
+    (aa,) = html.select("aa-table", "tr", "data-rate")
+    (calibration,) = doc["aa"]
+    assert _exact(aa["attrs"]["data-rate"], calibration["false_positive_rate"])
+    assert _exact(aa["attrs"]["data-low"], calibration["interval"]["low"])
+    assert _exact(aa["attrs"]["data-high"], calibration["interval"]["high"])
+    # The case table says its intervals are confidence sequences, not Wilson intervals.
+    (header,) = [e for e in html.select("case-table", "th") if "95%" in e["text"]]
+    assert "confidence sequence" in header["attrs"]["title"]
+    (note,) = html.select("cases", "p", "id")
+    assert note["attrs"]["id"] == "case-intervals-note" and "confidence sequence" in note["text"]
+
+
+def test_the_judge_keeps_its_tokens_apart_and_shows_pairwise(design: tuple[Any, Elements, Any]) -> None:
+    doc, html, _ = design
+    judge = doc["judge"]
+    (usage,) = html.select("judge", "p", "data-total")
+    assert (
+        _exact(usage["attrs"]["data-total"], judge["usage"]["total"]) and judge["usage"]["total"] == 96 * 320
+    )
+    # The agent's token totals leave the judge's out.
+    (tokens,) = html.select("tokens", "p", "data-trials")
+    assert tokens["attrs"]["data-total"] == repr(96 * 1100)
+    # The run's notes about its judge are kept with it; the others (a provider's) are not.
+    assert judge["notes"] == list(_design_start().notes[:2])
+    notes = [e["text"] for e in html.select("judge-notes", "li")]
+    assert notes == judge["notes"]
+    (condition,) = html.select("pairwise-conditions", "tr", "data-diff")
+    expected = judge["pairwise"]["conditions"][0]
+    assert _exact(condition["attrs"]["data-diff"], expected["mean_diff"])
+    assert _exact(condition["attrs"]["data-position-bias"], expected["position_bias"])
+    assert "3 (12.5%)" in condition["text"]
+    (case,) = html.select("pairwise-cases", "tr", "data-wins")
+    assert (case["attrs"]["data-wins"], case["attrs"]["data-ties"], case["attrs"]["data-losses"]) == (
+        "3",
+        "1",
+        "0",
+    )
+
+
+def test_a_run_without_the_design_sections_shows_none_of_them(page: tuple[Any, Elements]) -> None:
+    doc, html = page
+    ids = {e["attrs"].get("id") for e in html.found}
+    assert not ids & {"gates", "budget", "adaptive", "judge", "aa-table", "chart-activation"}
+    assert "activation" in ids  # the run has self-load, and says the skill's firing is unknown
+    # Usage without a price: every trial's cost unknown, none of it counted as zero.
+    (totals,) = html.select("tokens", "p", "data-usd")
+    assert totals["attrs"]["data-usd"] == "" and doc["cost"]["totals"]["usd"] is None
+    assert (
+        totals["attrs"]["data-unpriced"]
+        == str(doc["cost"]["totals"]["unpriced"])
+        == str(doc["counts"]["total"])
+    )

@@ -115,3 +115,59 @@ def test_cast_frames_follow_carriage_returns_and_drop_escapes(tmp_path: Path) ->
     assert [f["time"] for f in frames] == [0.0, 0.2, 0.4]
     cast.write_text("not json", encoding="utf-8")
     assert cast_frames(cast) == []
+
+
+def test_judged_checks_show_expectation_verdict_evidence_and_reason_with_cost_and_judge_usage(
+    tmp_path: Path,
+) -> None:
+    from skillgym.cost.prices import Cost
+    from skillgym.results import CheckOutcome
+
+    folder = tmp_path / KEY
+    folder.mkdir(parents=True)
+    (folder / "judge.json").write_text("{}", encoding="utf-8")
+    checks = (
+        CheckOutcome(
+            id="judge-1",
+            kind="judge",
+            required=True,
+            passed=True,
+            message="every word of the expectation occurs in the material",
+            expectation="report.md names <July> as the hottest month",
+            evidence="July was the hottest month.",
+        ),
+        CheckOutcome(
+            id="judge-2",
+            kind="judge",
+            required=False,
+            passed=False,
+            message="missing: rainfall",
+            expectation="x",
+        ),
+        CheckOutcome(id="file-exists-1", kind="verifier", required=True, passed=True),
+    )
+    result = result_for(
+        KEY,
+        "passed",
+        grade=Grade(passed=True, score=1.0, checks=checks),
+        paths=TrialPaths(dir=KEY, result=f"{KEY}/result.json", judge=f"{KEY}/judge.json"),
+        cost=Cost(usd=0.0123, source="cli"),
+        judge_usage=TokenUsage(input=300, output=20, total=320),
+    )
+    html = (tmp_path / str(trial_page(tmp_path, result))).read_text(encoding="utf-8")
+    assert html.count('class="judged"') == 2  # the verifier is not a judged check
+    assert "report.md names &lt;July&gt; as the hottest month" in html  # escaped
+    assert '<blockquote class="evidence">July was the hottest month.</blockquote>' in html
+    assert "every word of the expectation occurs in the material" in html
+    assert 'data-check="judge-2" data-passed="false" data-required="false"' in html
+    assert "The judge quoted no evidence." in html
+    assert '<a id="judge-json" href="judge.json">judge.json</a>' in html
+    assert 'id="trial-cost" data-usd="0.0123" data-source="cli"' in html and "$0.0123" in html
+    assert "reported by the agent CLI" in html
+    assert 'id="judge-usage-table"' in html and 'data-value="320"' in html
+
+
+def test_a_trial_of_unknown_cost_says_so_never_zero(tmp_path: Path) -> None:
+    html = _trial(tmp_path, trace=Trace(final_text="done"))
+    assert 'id="trial-cost" class="muted" data-usd=""' in html and "Cost unknown" in html
+    assert "$0.0000" not in html and 'id="judged"' not in html
