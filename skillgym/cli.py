@@ -19,6 +19,7 @@ from .commands import COMMANDS
 from .console import columns, make_console
 from .cost.cli import add_cost_flags, dry_run_estimate, estimate_lines, run_budget, run_prices, snapshot_dir
 from .errors import ExitCode, SkillgymError, UsageError
+from .executors.flags import add_executor_flags, executor_settings, given_executor_flags
 from .fingerprint import short
 from .gates.cli import add_gate_flags, gate_lines, run_gates, step_summary, write_step_summary
 from .gates.evaluate import REGRESSION
@@ -27,7 +28,7 @@ from .loader import load_suite
 from .model import LANES, WorkspacePreset
 from .plan import Plan, build_plan
 from .plan_paths import PlanPathError, material_problems, plan_providers, suite_path_problems
-from .plugins import PROVIDERS, REPORTERS, SANDBOXES
+from .plugins import EXECUTORS, PROVIDERS, REPORTERS, SANDBOXES
 from .providers.base import ProviderSettings
 from .reasons import error_reasons
 from .redact import redact_env, scrub, scrub_struct, secret_values, suite_secrets
@@ -63,6 +64,7 @@ class _HelpFormatter(argparse.HelpFormatter):
             text.replace("{providers}", ", ".join(PROVIDERS.names()))
             .replace("{reporters}", ", ".join(REPORTERS.names()))
             .replace("{sandboxes}", ", ".join(SANDBOXES.names()))
+            .replace("{executors}", ", ".join(EXECUTORS.names()))
         )
 
 
@@ -180,6 +182,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     add_run_flags(run)
     add_shard_flags(run)
+    add_executor_flags(run)
     add_cost_flags(run)
     add_gate_flags(run)
     add_judge_flags(run)
@@ -405,6 +408,8 @@ def _run(args: argparse.Namespace, out: Console) -> int:
         )
     baseline = load_report(args.compare_baseline) if args.compare_baseline else None
     SANDBOXES.get(args.sandbox)  # an unknown name is a UsageError listing the valid ones
+    executor = executor_settings(given_executor_flags(args))
+    EXECUTORS.get(executor.name)
     options = RunOptions(
         output=str(args.output),
         concurrency=args.concurrency,
@@ -427,6 +432,7 @@ def _run(args: argparse.Namespace, out: Console) -> int:
         snapshot_dir=str(snapshot_dir(args).resolve()),
         gates=tuple(args.gate),
         fail_on_regression=args.fail_on_regression,
+        executor=executor,
         **judge_options(args),
     )
     plan, spec = _sharded(args, plan, options)
@@ -561,7 +567,8 @@ def _resume(args: argparse.Namespace, out: Console, reporters: list[str]) -> int
     if conflicts:
         raise UsageError(
             "--resume continues a run with the plan and settings it started with; "
-            f"drop {', '.join(conflicts)} (only --concurrency and reporter flags may change)"
+            f"drop {', '.join(conflicts)} "
+            "(only --concurrency, reporter, budget and executor flags may change)"
         )
     outcome = resume_run(
         args.resume,
@@ -573,6 +580,7 @@ def _resume(args: argparse.Namespace, out: Console, reporters: list[str]) -> int
         secrets=secret_values(os.environ),
         budget_usd=args.budget_usd,
         budget_tokens=args.budget_tokens,
+        executor_flags=given_executor_flags(args),
     )
     if isinstance(outcome, FinishedRun):
         c = outcome.counts

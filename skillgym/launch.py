@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import anyio
 import msgspec
@@ -19,6 +19,7 @@ from .cost.prices import load_prices
 from .errors import UsageError
 from .eventlog import RunLog, mend_tail, read_run_log
 from .events import Counts
+from .executors.flags import executor_settings
 from .gates.step import recorded_gate_step
 from .judge.flags import DEFAULT_JUDGE_TIMEOUT_S
 from .loader import load_suite
@@ -120,12 +121,14 @@ def resume_run(
     secrets: tuple[str, ...],
     budget_usd: float | None = None,
     budget_tokens: int | None = None,
+    executor_flags: dict[str, Any] | None = None,
 ) -> RunOutcome | FinishedRun:
     """Continue an interrupted run: same plan and settings, finished trials (same fingerprint) kept.
 
     A run with nothing left to do is left as it is (see ``_finished``): resuming it twice writes nothing.
     ``budget_usd`` and ``budget_tokens`` replace the recorded budget's measures (a larger budget continues
     a run the budget ended); the recorded gates, prices and budget are otherwise the run's own.
+    ``executor_flags`` (``--executor`` and its options, as given) change where the rest runs.
     """
     with claim_run_dir(run_dir):  # before the log is read or mended: nobody else may be writing it
         log = read_run_log(run_dir)
@@ -198,6 +201,7 @@ def resume_run(
             budget=replace_budget(settings.get("budget"), budget_usd, budget_tokens),
             snapshot_dir=settings.get("snapshot_dir") or "snapshots",
             gates=tuple(settings.get("gates") or ()),
+            executor=executor_settings(executor_flags or {}, settings.get("executor")),
             fail_on_regression=bool(settings.get("fail_on_regression", False)),
         )
         baseline = load_report(Path(start.baseline_report)) if start.baseline_report else None

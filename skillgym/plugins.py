@@ -1,4 +1,4 @@
-"""The plug-in registry: providers, stream formats, reporters, verifier kinds and sandboxes, by name.
+"""The plug-in registry: providers, stream formats, reporters, verifier kinds, sandboxes and executors.
 
 Every plug-in registers itself with a decorator when its module is imported. ``load_plugins`` imports
 the built-in modules and then every entry point of the group ``skillgym`` (a module or an object in a
@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
 from .errors import SkillgymError, UsageError
 
 if TYPE_CHECKING:
+    from .executors.base import Executor
     from .providers.base import ProviderClass
     from .providers.tracefmt import StreamParser
     from .reporters.base import ReporterPlugin
@@ -30,7 +31,12 @@ if TYPE_CHECKING:
 ENTRY_POINT_GROUP: Final = "skillgym"
 # Every module of these packages is imported by ``load_plugins`` before any entry point, so a built-in
 # provider, stream format or reporter is one new file in its package and nothing else.
-BUILTIN_PACKAGES: Final = ("skillgym.providers", "skillgym.reporters", "skillgym.sandboxes")
+BUILTIN_PACKAGES: Final = (
+    "skillgym.providers",
+    "skillgym.reporters",
+    "skillgym.sandboxes",
+    "skillgym.executors",
+)
 BUILTIN_MODULES: Final = ("skillgym.grading.verifiers",)
 
 T = TypeVar("T")
@@ -100,6 +106,7 @@ STREAM_FORMATS: Final[Registry[StreamParser]] = Registry("stream format")
 REPORTERS: Final[Registry[ReporterPlugin]] = Registry("reporter", "--reporter")
 VERIFIER_KINDS: Final[Registry[Callable[..., Any]]] = Registry("verifier kind")
 SANDBOXES: Final[Registry[type[SandboxBackend]]] = Registry("sandbox", "--sandbox")
+EXECUTORS: Final[Registry[type[Executor]]] = Registry("executor", "--executor")
 
 
 def _origin(obj: object) -> str:
@@ -157,6 +164,15 @@ S = TypeVar("S", bound="type[SandboxBackend]")
 def sandbox_backend(cls: S) -> S:
     """Class decorator: register a sandbox backend under its ``name`` attribute (``--sandbox NAME``)."""
     SANDBOXES.add(cls.name, cls, origin=_origin(cls))
+    return cls
+
+
+E = TypeVar("E", bound="type[Executor]")
+
+
+def executor(cls: E) -> E:
+    """Class decorator: register an executor under its ``name`` attribute (``--executor NAME``)."""
+    EXECUTORS.add(cls.name, cls, origin=_origin(cls))
     return cls
 
 

@@ -134,6 +134,7 @@ class TrialResult(Data, frozen=True, kw_only=True):
     duration_s: float  # finished_at - started_at, less the time spent waiting for an agent slot
     paths: TrialPaths
     waited_s: float = 0.0  # set up and waiting for one of the --concurrency slots
+    node: str | None = None  # the cluster node it ran on (--executor ray); None: the run's own machine
 
     @property
     def ok(self) -> bool:

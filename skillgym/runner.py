@@ -37,6 +37,7 @@ from .events import (
     TrialFinish,
     TrialStart,
 )
+from .executors.base import Executor, ExecutorSettings, make_executor
 from .files import write_atomic
 from .finishers import finish_parts
 from .gates.step import run_exit_code
@@ -56,7 +57,7 @@ from .sandboxes.base import DEFAULT_SANDBOX, Network, SandboxBackend, SandboxUna
 from .scheduler import Schedule, make_schedule
 from .shard import ShardSpec, plan_fingerprint
 from .slots import AgentSlots
-from .trial import TrialSettings, needs_workspace, run_trial, workspace_plan
+from .trial import TrialSettings, needs_workspace, workspace_plan
 from .workspaces import EnvironmentSetupError, background_removal, injected_text
 
 
@@ -98,6 +99,7 @@ class RunOptions(Data, frozen=True, kw_only=True):
     judge_timeout_s: float = DEFAULT_JUDGE_TIMEOUT_S
     compare_conditions: str | None = None  # "judge": blind pairwise comparison after the run
     pairwise_seed: int = 0
+    executor: ExecutorSettings = ExecutorSettings()  # where trials run: here, or on a Ray cluster
 
 
 class RunOutcome(Data, frozen=True, kw_only=True):
@@ -336,6 +338,47 @@ async def execute(
         workdir=str(run_dir / "judge"),
     )
     notes = (*notes, *judge_notes)
+    run = run_context(
+        plan, suite, options, providers, run_id=run_id, run_dir=run_dir, sandbox=sandbox, judge=judge
+    )
+    executor = make_executor(options.executor)
+    try:
+        # Before the run folder exists: a cluster that cannot run the plan leaves nothing behind.
+        fits = await executor.start(run)
+        if fits is not None and options.concurrency is None:
+            run = msgspec.structs.replace(run, options=msgspec.structs.replace(run.options, concurrency=fits))
+        scheduled, results, end = await _run_in(run, executor, subscribers, notes, done=done, budget=budget)
+    finally:
+        await executor.stop()
+    if scheduled.output_error is not None:
+        raise OutputError(
+            f"the run directory stopped being writable during the run ({scheduled.output_error}); "
+            f"{len(results)} finished trials are in its event log if it still exists; "
+            "use a stable, writable --output"
+        )
+    return RunOutcome(
+        run_id=run_id,
+        run_dir=str(run_dir),
+        exit_code=end.exit_code,
+        counts=end.counts,
+        interrupted=end.interrupted,
+        results=tuple(results),
+        finish=end,
+        leftovers=scheduled.leftovers,
+    )
+
+
+async def _run_in(
+    run: RunContext,
+    executor: Executor,
+    subscribers: Sequence[Subscriber],
+    notes: tuple[str, ...],
+    *,
+    done: Sequence[TrialResult],
+    budget: BudgetGate | None,
+) -> tuple[Scheduled, list[TrialResult], RunFinish]:
+    """Holding the run directory: write run.json, replay the kept results, schedule the rest, finish."""
+    plan, run_id, run_dir = run.plan, run.run_id, run.run_dir
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -344,9 +387,6 @@ async def execute(
             "pass --output DIR with a writable folder"
         ) from exc
     with claim_run_dir(run_dir), _signal_handlers_restored():
-        run = run_context(
-            plan, suite, options, providers, run_id=run_id, run_dir=run_dir, sandbox=sandbox, judge=judge
-        )
         secrets = run.settings.secrets
         start = msgspec.structs.replace(run_start(run, resumed=bool(done)), notes=notes)
         start = scrub_struct(start, secrets)  # run.json is written before the bus, which scrubs the rest
@@ -359,30 +399,17 @@ async def execute(
             await replay_kept(run, done, brackets, bus)
             finished_keys = {r.id.key for r in done}
             todo = [i for i in plan.items if i.id.key not in finished_keys]
-            scheduled = await schedule(run, todo, brackets, bus, done=done, budget=budget)
-            results = [*done, *scheduled.results]
+            scheduled = await schedule(run, todo, brackets, bus, done=done, budget=budget, executor=executor)
+            # In the plan's order, not the order trials finished in: what the finishers write (the token
+            # section, snapshots) is then the same however the trials were spread and scheduled.
+            order = {item.id.key: index for index, item in enumerate(plan.items)}
+            results = sorted([*done, *scheduled.results], key=lambda r: order.get(r.id.key, len(order)))
             took = time.monotonic() - t0
             stopped = budget.outcome(plan.items, results) if budget is not None else None
             end = await finish(
                 run, results, scheduled, brackets, bus, duration_s=took, finishers=subscribers, budget=stopped
             )
-    if scheduled.output_error is not None:
-        raise OutputError(
-            f"the run directory stopped being writable during the run ({scheduled.output_error}); "
-            f"{len(results)} finished trials are in its event log if it still exists; "
-            "use a stable, writable --output"
-        )
-    order = {item.id.key: index for index, item in enumerate(plan.items)}
-    return RunOutcome(
-        run_id=run_id,
-        run_dir=str(run_dir),
-        exit_code=end.exit_code,
-        counts=end.counts,
-        interrupted=end.interrupted,
-        results=tuple(sorted(results, key=lambda r: order.get(r.id.key, len(order)))),
-        finish=end,
-        leftovers=scheduled.leftovers,
-    )
+    return scheduled, results, end
 
 
 def run_context(
@@ -483,6 +510,7 @@ def run_settings(options: RunOptions, plan: Plan) -> dict[str, Any]:
         "judge_timeout_s": options.judge_timeout_s,
         "compare_conditions": options.compare_conditions,
         "pairwise_seed": options.pairwise_seed,
+        "executor": msgspec.to_builtins(options.executor),
         **options.plan_settings,
         # The adaptive cases and their policies: the report judges their stopping from these alone.
         **({"auto": msgspec.to_builtins(plan.auto)} if plan.auto else {}),
@@ -518,6 +546,7 @@ async def schedule(
     *,
     done: Sequence[TrialResult] = (),
     budget: BudgetGate | None = None,
+    executor: Executor | None = None,
 ) -> Scheduled:
     """Run ``todo`` with --concurrency agents at a time, until done, stopped by a signal, or unwritable.
 
@@ -526,19 +555,30 @@ async def schedule(
 
     Finished trials' workspaces are removed off their path; this waits for that, Ctrl-C or not.
     """
+    executor = executor or make_executor(ExecutorSettings())
     stop = _Stop()
     # --concurrency trials run their agent and grading at once; as many more workers set up the next
     # trials and clean up finished ones meanwhile, so a slot is not idle while a trial's files move.
     slots = AgentSlots(max(1, run.options.concurrency or DEFAULT_CONCURRENCY))
     # Setting up ahead only pays where there is a workspace to set up, and --concurrency 1 keeps trials
     # strictly one after another (a bootstrap may start what the agent before would see).
-    ahead = slots.total > 1 and any(
-        needs_workspace(run.cases[i.id.case_id], run.providers[i.id.provider]) for i in todo
+    ahead = (
+        executor.sets_up_here
+        and slots.total > 1
+        and any(needs_workspace(run.cases[i.id.case_id], run.providers[i.id.provider]) for i in todo)
     )
     pending = make_schedule(run.plan, todo, done, slots.total)
     async with background_removal() as leftovers, anyio.create_task_group() as tg:
         workers = _Workers(
-            run, pending, brackets, bus, slots=slots, stop=stop, scope=tg.cancel_scope, budget=budget
+            run,
+            pending,
+            brackets,
+            bus,
+            executor=executor,
+            slots=slots,
+            stop=stop,
+            scope=tg.cancel_scope,
+            budget=budget,
         )
         tg.start_soon(_watch_signals, tg.cancel_scope, stop)
         async with anyio.create_task_group() as trials:
@@ -566,12 +606,14 @@ class _Workers:
         brackets: Brackets,
         bus: EventBus,
         *,
+        executor: Executor,
         slots: AgentSlots,
         stop: _Stop,
         scope: anyio.CancelScope,
         budget: BudgetGate | None = None,
     ) -> None:
         self.run, self.brackets, self.bus = run, brackets, bus
+        self.executor = executor
         self.budget = budget
         self.slots, self.stop, self.scope = slots, stop, scope
         self.pending = pending
@@ -598,9 +640,7 @@ class _Workers:
             case = run.cases[item.id.case_id]
             self.brackets.before(item, workspace_plan(run.suite, case, item, run.settings))
             try:
-                result = await run_trial(
-                    run.suite, case, item, run.providers[item.id.provider], run.settings, slots=slots
-                )
+                result = await self.executor.run(run, case, item, slots)
             except OSError as exc:
                 # The trial could not write its own files: the output dir is gone or unwritable, and every
                 # later trial would fail the same way. Stop the run; what finished is kept.

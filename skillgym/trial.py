@@ -67,6 +67,7 @@ class TrialSettings(msgspec.Struct, frozen=True, kw_only=True):
     sandbox_writable: tuple[str, ...] = ()  # --sandbox-writable: folders every trial may also write
     prices: PriceTable | None = None  # what a trial's usage costs when its CLI says nothing; None: unpriced
     judge: JudgeSession | None = None  # --judge: grades the judged checks and rubrics (see skillgym.judge)
+    node: str | None = None  # the cluster node the trial runs on (see skillgym.executors); None: here
 
 
 class Trial(msgspec.Struct, frozen=True, kw_only=True):
@@ -469,8 +470,36 @@ async def record(
         duration_s=round(finished - started - waited, 6),
         paths=paths,
         waited_s=round(waited, 6),
+        node=settings.node,
     )
     return _write_result(trial, result)
+
+
+def lost_result(
+    case: Case, item: WorkItem, settings: TrialSettings, error: Failure, *, started: float
+) -> TrialResult:
+    """The result of a trial that ran elsewhere and never reported back (its node died on every attempt):
+    an error that is not the agent's, written as the trial folder's result.json."""
+    folder = trial_dir(settings, item)
+    os.makedirs(folder, exist_ok=True)
+    here = folder[len(settings.run_dir) + 1 :]
+    finished = time.time()
+    result = TrialResult(
+        id=item.id,
+        category=case.category,
+        model=item.model,
+        status="errored",
+        error_class=error[0],
+        error_message=error[1],
+        started_at=started,
+        finished_at=finished,
+        duration_s=round(finished - started, 6),
+        paths=TrialPaths(dir=here, result=f"{here}{os.sep}result.json"),
+        node=settings.node,
+    )
+    result, encoded = scrubbed_json(result, settings.secrets)
+    write_atomic(f"{folder}{os.sep}result.json", encoded)
+    return result
 
 
 def _cost(trace: Trace | None, model: str | None, prices: PriceTable | None) -> Cost | None:
