@@ -219,9 +219,17 @@ def _imported_id(case: Case | None) -> int | str | None:
     return found if isinstance(found, int | str) and not isinstance(found, bool) else value
 
 
-def _evals(results: Sequence[TrialResult], cases: dict[tuple[str, str], Case]) -> list[_Eval]:
-    """One eval per case, in the run's order: imported evals keep their id, others count on after them."""
+def case_keys(results: Sequence[TrialResult], cases: dict[tuple[str, str], Case]) -> list[tuple[str, str]]:
+    """The (lane, case id) of ``results`` in the suite's order (an imported file's order), not the order
+    the trials finished in; a case the suite no longer has comes after, in the run's order."""
     keys = list(dict.fromkeys((r.id.lane, r.id.case_id) for r in results))
+    place = {key: n for n, key in enumerate(cases)}
+    return sorted(keys, key=lambda k: place.get(k, len(place)))  # a stable sort keeps the run's order
+
+
+def _evals(results: Sequence[TrialResult], cases: dict[tuple[str, str], Case]) -> list[_Eval]:
+    """One eval per case, in the suite's order: imported evals keep their id, others count on after them."""
+    keys = case_keys(results, cases)
     ids = {k: _imported_id(cases.get(k)) for k in keys}
     taken = [i for i in ids.values() if isinstance(i, int)]
     following = max(taken, default=0) + 1
@@ -409,7 +417,7 @@ def _write_triggers(
     staging: Path, results: Sequence[TrialResult], cases: dict[tuple[str, str], Case], suite: Suite
 ) -> int:
     """trigger-evals.json (the set) and trigger-results.json (run_eval.py's output), with-skill trials."""
-    keys = list(dict.fromkeys((r.id.lane, r.id.case_id) for r in results))
+    keys = case_keys(results, cases)
     if not keys:
         return 0
     items: list[dict[str, Any]] = []

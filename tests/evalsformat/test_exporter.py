@@ -18,7 +18,7 @@ from skillgym.scaffold import init_suite
 from tests.conftest import run_cli, run_dirs
 from tests.results import result_for
 
-from .skill import make_skill
+from .skill import EVALS, TRIGGERS, make_skill
 
 CASE = ExecutionCase(
     id="e",
@@ -115,12 +115,13 @@ def test_cases_that_were_not_imported_are_numbered_and_graded_by_their_checks(
     done = export_skill_creator(native_run, tmp_path / "out")
     assert (done.evals, done.runs, done.trigger_queries) == (3, 6, 0)
     metadata = [json.loads((tmp_path / f"out/eval-{n}/eval_metadata.json").read_text()) for n in (1, 2, 3)]
+    # Numbered in the suite's order (its files sorted: execution/ before prompt/), not the run's.
     assert [m["eval_name"] for m in metadata] == [
+        "csv-summary-task",
         "csv-summary-trigger",
         "csv-summary-unrelated",
-        "csv-summary-task",
     ]
-    grading = json.loads((tmp_path / "out/eval-3/with_skill/run-1/grading.json").read_text())
+    grading = json.loads((tmp_path / "out/eval-1/with_skill/run-1/grading.json").read_text())
     assert [(e["text"], e["passed"]) for e in grading["expectations"]] == [
         ("verifier 'file-exists-1' holds", True),
         ("verifier 'file-contains-1' holds", True),
@@ -187,3 +188,36 @@ def test_an_imported_eval_gets_its_own_id_back_with_its_type(tag: str, eval_id: 
     case = msgspec.structs.replace(CASE, tags=("agent-skills-eval", tag))
     (item,) = _evals([result_for(KEY)], {("execution", "e"): case})
     assert item.eval_id == eval_id
+
+
+def _finished_in_reverse(run_dir: Path) -> None:
+    """Rewrite the run's log as if its trials had finished in the reverse order (they may, in parallel)."""
+    path = run_dir / "events.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+    at = [n for n, line in enumerate(lines) if json.loads(line)["type"] == "trial.finish"]
+    for n, line in zip(at, [lines[n] for n in reversed(at)], strict=True):
+        lines[n] = line
+    path.write_text("".join(lines))
+
+
+def test_evals_and_trigger_queries_come_back_in_the_file_s_order_however_the_trials_finished(
+    tmp_path: Path,
+) -> None:
+    make_skill(tmp_path)
+    for name in ("evals", "trigger-evals"):
+        done = run_cli("import", "evals", f"csv-summary/evals/{name}.json", "--suite", "suite", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+    ran = run_cli(
+        "run", "--suite", "suite", "--provider", "stub", "--output", "runs", "--judge", "stub",
+        "--condition", "none", "--condition", "self-load", cwd=tmp_path,
+    )  # fmt: skip
+    assert ran.returncode in (0, 1), ran.stderr
+    (run_dir,) = run_dirs(tmp_path / "runs")
+    _finished_in_reverse(run_dir)
+    export_skill_creator(run_dir, tmp_path / "out")
+    out = tmp_path / "out"
+    assert json.loads((out / "evals.json").read_text()) == EVALS
+    assert json.loads((out / "trigger-evals.json").read_text()) == TRIGGERS
+    bench = json.loads((out / "benchmark.json").read_text())
+    assert bench["metadata"]["evals_run"] == [1, 2, 7]
+    assert [r["eval_id"] for r in bench["runs"] if r["configuration"] == "with_skill"] == [1, 2, 7]

@@ -208,11 +208,18 @@ def test_a_fail_verdict_fails_the_trial_and_the_second_grading_asks_nobody(
         ),
     ],
 )
+@pytest.mark.parametrize("cli", ["claude", "codex"])
 def test_an_undecided_judge_is_a_grader_error_never_a_pass(
-    answer: Say, problem: str, tmp_path: Path, model_server: ModelServer, claude_env: dict[str, str]
+    cli: str,
+    answer: Say,
+    problem: str,
+    tmp_path: Path,
+    model_server: ModelServer,
+    request: pytest.FixtureRequest,
 ) -> None:
+    env = request.getfixturevalue(f"{cli}_env")
     model_server.script([answer])
-    result, judged, _ = _judge_run(tmp_path, claude_env, f"claude:{MODEL}")
+    result, judged, _ = _judge_run(tmp_path, env, f"{cli}:{MODEL}")
     assert result["status"] == "errored" and result["error_class"] == "grader-error", result
     assert problem in result["error_message"]
     check = _check(result)
@@ -220,7 +227,7 @@ def test_an_undecided_judge_is_a_grader_error_never_a_pass(
     assert judged["records"][0]["verdict"]["decided"] is False
     # An answer that could not be read is not cached: the next grading asks again.
     model_server.script([PASS])
-    again, _, _ = _judge_run(tmp_path, claude_env, f"claude:{MODEL}", output="again")
+    again, _, _ = _judge_run(tmp_path, env, f"{cli}:{MODEL}", output="again")
     assert again["status"] == "passed" and len(model_server.requests) == 1
 
 
