@@ -590,3 +590,29 @@ def test_a_run_without_the_design_sections_shows_none_of_them(page: tuple[Any, E
         == str(doc["cost"]["totals"]["unpriced"])
         == str(doc["counts"]["total"])
     )
+
+
+def test_a_chart_label_is_shown_whole_and_never_under_the_plot() -> None:
+    from skillgym.report.charts import MAX_LABEL_WIDTH, Row, chart
+    from skillgym.report.templating import environment
+    from skillgym.stats import Interval
+
+    labels = (
+        "execution · realized lift (self-load vs none)",
+        "execution · realized lift (self-load vs none) · claude-code",
+        "prompt · none",
+    )
+    rows = [Row(label=label, value=0.5, interval=Interval(low=0.0, high=1.0), text="") for label in labels]
+    drawn = chart("c", "t", rows, low=0.0, high=1.0, ticks=(0.0, 1.0))
+    svg = environment().from_string('{% from "_chart.html.j2" import svg_chart %}{{ svg_chart(c) }}')
+    rendered = svg.render(c=drawn)
+    texts = [e["text"] for e in Elements(rendered).select("chart-c", "text")]
+    assert "…" not in rendered  # no label cut
+    for label in labels:
+        assert any(text.startswith(label) for text in texts)
+    # The widest label fits in front of the plot: every tick, point and whisker starts right of it.
+    widest = max(len(label) for label in labels) * 6.6
+    assert all(m.low_x is not None and m.low_x >= widest for m in drawn.marks)
+    assert all(t.x >= widest for t in drawn.ticks)
+    huge = chart("h", "t", [Row(label="x" * 200, value=0.5, interval=None, text="")], low=0, high=1, ticks=())
+    assert huge.plot_left == MAX_LABEL_WIDTH + 10 and huge.label_chars < 200
