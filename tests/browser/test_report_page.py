@@ -70,7 +70,8 @@ def test_the_charts_show_report_json_numbers(page: tuple[Any, Watch], run_dir: P
     assert p.locator("#chart-forest line.zero").count() == 1
     tokens = p.locator("#chart-tokens g.mark")
     assert tokens.count() == len(report["tokens"]["conditions"])
-    save_screenshot(p, tmp_path, "report-summary.png")
+    save_screenshot(p, tmp_path, "report-summary.png")  # the first screen, as a laptop shows it
+    save_screenshot(p, tmp_path, "report-page.png", full_page=True)
 
 
 def test_the_case_table_filters_and_sorts(page: tuple[Any, Watch], run_dir: Path) -> None:
