@@ -616,3 +616,21 @@ def test_a_chart_label_is_shown_whole_and_never_under_the_plot() -> None:
     assert all(t.x >= widest for t in drawn.ticks)
     huge = chart("h", "t", [Row(label="x" * 200, value=0.5, interval=None, text="")], low=0, high=1, ticks=())
     assert huge.plot_left == MAX_LABEL_WIDTH + 10 and huge.label_chars < 200
+
+
+def test_a_pass_rate_over_no_trial_says_so(design: tuple[Any, Elements, Any]) -> None:
+    _, _, report = design
+    (a,) = report.activation
+    every = msgspec.structs.replace(
+        a,
+        activated=a.trials,
+        not_activated=0,
+        passed_when_not_activated=0,
+        pass_rate_when_not_activated=None,
+        pass_interval_when_not_activated=None,
+    )
+    html = Elements(render_html(msgspec.structs.replace(report, activation=(every,)), []))
+    (row,) = html.select("activation-table", "tr", "data-rate")
+    cells = [e["text"] for e in html.found if e["tag"] == "td" and "activation-table" in e["within"]]
+    assert cells[-1] == "no such trial"  # not "0/0 = – –"
+    assert cells[-2].startswith(f"{a.passed_when_activated}/{a.trials} = ")
