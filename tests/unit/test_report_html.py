@@ -632,5 +632,6 @@ def test_a_pass_rate_over_no_trial_says_so(design: tuple[Any, Elements, Any]) ->
     html = Elements(render_html(msgspec.structs.replace(report, activation=(every,)), []))
     (row,) = html.select("activation-table", "tr", "data-rate")
     cells = [e["text"] for e in html.found if e["tag"] == "td" and "activation-table" in e["within"]]
-    assert cells[-1] == "no such trial"  # not "0/0 = – –"
+    assert cells[-1] == "no such trial"  # not a rate and an interval of nothing
     assert cells[-2].startswith(f"{a.passed_when_activated}/{a.trials} = ")
+    assert "0/0" not in row["text"]
