@@ -635,3 +635,39 @@ def test_a_pass_rate_over_no_trial_says_so(design: tuple[Any, Elements, Any]) ->
     assert cells[-1] == "no such trial"  # not a rate and an interval of nothing
     assert cells[-2].startswith(f"{a.passed_when_activated}/{a.trials} = ")
     assert "0/0" not in row["text"]
+
+
+def test_the_snapshot_table_holds_report_json_changes() -> None:
+    from skillgym.snapshots.model import EntryCheck, SnapshotCheck
+
+    results = _results(5)
+    rows = tuple(
+        EntryCheck(
+            file="snapshots/stub/none.toml",
+            provider="stub",
+            model="none",
+            lane="prompt",
+            case_id=case,
+            condition="none",
+            status=status,
+            threshold_percent=10.0,
+            trials=3,
+            snapshot_trials=3,
+            current_total=current,
+            snapshot_total=1000.0,
+            change_percent=(current - 1000.0) / 10.0,
+        )
+        for case, status, current in (("c1", "regressed", 1235.0), ("c2", "improved", 876.0))
+    )
+    check = SnapshotCheck(
+        directory="snapshots", threshold_percent=10.0, rows=rows, counts={"regressed": 1, "improved": 1}
+    )
+    report = msgspec.structs.replace(build_report(_start(), results), snapshots=check)
+    doc = msgspec.json.decode(msgspec.json.encode(report))
+    html = Elements(render_html(report, results))
+    cells = html.select("snapshot-table", "td", "data-value")
+    assert len(cells) == len(doc["snapshots"]["rows"]) == 2
+    for cell, row in zip(cells, doc["snapshots"]["rows"], strict=True):
+        assert _exact(cell["attrs"]["data-value"], row["change_percent"])
+    text = " ".join(e["text"] for e in html.select("snapshot-table", "tr"))
+    assert "+23.5%" in text and "-12.4%" in text and "1,235" in text and "regressed" in text
