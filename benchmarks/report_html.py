@@ -137,7 +137,7 @@ def browse(run_dir: Path) -> None:
         browser = p.chromium.launch(executable_path=executable, headless=True)
         page = browser.new_page(viewport={"width": 1366, "height": 768})
         t0 = time.perf_counter()
-        page.goto((run_dir / "report.html").as_uri(), wait_until="load")
+        page.goto((run_dir / "report.html").resolve().as_uri(), wait_until="load")
         loaded = time.perf_counter() - t0
         t0 = time.perf_counter()
         page.select_option("#filter-lane", "execution")

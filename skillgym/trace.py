@@ -54,7 +54,11 @@ class Message(Data, frozen=True, kw_only=True):
 
 
 class ToolCall(Data, frozen=True, kw_only=True):
-    """A tool the agent used; ``command`` is set for shell calls (what the anti-pattern engine reads)."""
+    """A tool the agent used; ``command`` is set for shell calls (what the anti-pattern engine reads).
+
+    ``after_messages`` places the call in the conversation: how many of the trace's messages came before
+    it. None when the order is not known (a trace written before skillgym recorded it).
+    """
 
     name: str
     command: str | None = None
@@ -62,6 +66,7 @@ class ToolCall(Data, frozen=True, kw_only=True):
     output: str = ""
     exit_code: int | None = None
     is_error: bool = False
+    after_messages: int | None = None  # how many of the trace's messages came before it; None: unknown
 
 
 class SkillEvidence(Data, frozen=True, kw_only=True):
@@ -86,6 +91,25 @@ class Trace(Data, frozen=True, kw_only=True):
     num_turns: int | None = None
     cost_usd: float | None = None
     is_error: bool = False  # the agent CLI itself reported the run as failed
+
+
+def conversation(trace: Trace) -> list[Message | tuple[int, ToolCall]]:
+    """The messages and tool calls in the order they happened; each call as (its number from 1, call).
+
+    Calls keep their own order and their numbers (``tool_calls[number - 1]``). A call whose place is not
+    known (``after_messages`` None) comes after every message, as does one that claims a place past the
+    last message; one that claims a place before an earlier call's comes right after that call.
+    """
+    out: list[Message | tuple[int, ToolCall]] = []
+    shown = 0  # messages placed so far
+    last = len(trace.messages)
+    for number, call in enumerate(trace.tool_calls, start=1):
+        place = last if call.after_messages is None else min(max(call.after_messages, shown), last)
+        out += trace.messages[shown:place]
+        shown = place
+        out.append((number, call))
+    out += trace.messages[shown:]
+    return out
 
 
 def shell_commands(trace: Trace) -> list[str]:

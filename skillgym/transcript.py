@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from .trace import Trace
+from .trace import Message, Trace, conversation
 
 # A tool's output is cut here in the transcript; the whole output stays in trace.json.
 MAX_OUTPUT_CHARS: Final = 4000
@@ -13,28 +13,27 @@ _BACKTICKS: Final = re.compile(r"`+")
 
 
 def render_transcript(key: str, prompt: str, trace: Trace) -> str:
-    """Markdown for one trial: the prompt, the messages, each tool call with its output, the answer.
-
-    The trace keeps messages and tool calls apart, so they are shown as two lists, each in its own order.
-    """
+    """Markdown for one trial: the prompt, the messages and tool calls in order (each call with its
+    output), the skill evidence, the answer and the tokens."""
     out = [f"# {key}", "", "## Prompt", "", _fenced(prompt or "(empty)")]
-    if trace.messages:
-        out += ["", "## Messages", ""]
-        for message in trace.messages:
-            out += [f"**{message.role}**", "", _fenced(message.text), ""]
-        out.pop()
-    if trace.tool_calls:
-        out += ["", "## Tool calls", ""]
-        for number, call in enumerate(trace.tool_calls, start=1):
-            status = "" if call.exit_code is None else f", exit {call.exit_code}"
-            out += [f"{number}. {call.name}{status}{' (error)' if call.is_error else ''}", ""]
-            shown = f"$ {call.command}" if call.command is not None else call.input
-            output = call.output
-            if len(output) > MAX_OUTPUT_CHARS:
-                cut = len(output) - MAX_OUTPUT_CHARS
-                output = f"{output[:MAX_OUTPUT_CHARS]}\n[... {cut} more characters in trace.json]"
-            body = "\n".join(part for part in (shown, output) if part)
-            out += [_fenced(body or "(no input)", indent="   "), ""]
+    entries = conversation(trace)
+    if entries:
+        out += ["", "## Conversation", ""]
+    for entry in entries:
+        if isinstance(entry, Message):
+            out += [f"**{entry.role}**", "", _fenced(entry.text), ""]
+            continue
+        number, call = entry
+        status = "" if call.exit_code is None else f", exit {call.exit_code}"
+        out += [f"**tool call {number}: {call.name}**{status}{' (error)' if call.is_error else ''}", ""]
+        shown = f"$ {call.command}" if call.command is not None else call.input
+        output = call.output
+        if len(output) > MAX_OUTPUT_CHARS:
+            cut = len(output) - MAX_OUTPUT_CHARS
+            output = f"{output[:MAX_OUTPUT_CHARS]}\n[... {cut} more characters in trace.json]"
+        body = "\n".join(part for part in (shown, output) if part)
+        out += [_fenced(body or "(no input)"), ""]
+    if entries:
         out.pop()
     if trace.skills:
         out += ["", "## Skill evidence", ""]
@@ -53,11 +52,9 @@ def render_transcript(key: str, prompt: str, trace: Trace) -> str:
     return "\n".join(out) + "\n"
 
 
-def _fenced(text: str, *, indent: str = "") -> str:
+def _fenced(text: str) -> str:
     # A fence longer than any backtick run inside keeps the text verbatim.
     longest = max(map(len, _BACKTICKS.findall(text)), default=0) if "`" in text else 0
     fence = "`" * max(3, longest + 1)
     body = text.rstrip("\n")
-    if indent:
-        body = "\n".join(f"{indent}{line}" if line else line for line in body.split("\n"))
-    return f"{indent}{fence}\n{body}\n{indent}{fence}"
+    return f"{fence}\n{body}\n{fence}"

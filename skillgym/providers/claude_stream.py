@@ -117,7 +117,8 @@ class ClaudeStreamParser:
         self.lines = 0
         self._messages: list[Message] = []
         self._calls: list[ToolCall | None] = []  # None: a slot kept in order for a call still running
-        self._pending: dict[str, tuple[int, str, dict[str, Any]]] = {}  # tool_use id -> slot, name, input
+        # tool_use id -> slot, name, input, and how many messages came before the call
+        self._pending: dict[str, tuple[int, str, dict[str, Any], int]] = {}
         self._skills: list[SkillEvidence] = []
         self._listed: list[SkillEvidence] = []
         self._model: str | None = None
@@ -146,8 +147,8 @@ class ClaudeStreamParser:
         """The trace of everything fed so far; calls still running keep their input and no output."""
         calls = list(self._calls)
         skills = list(self._skills)
-        for slot, name, tool_input in self._pending.values():
-            calls[slot] = _tool_call(name, tool_input)
+        for slot, name, tool_input, before in self._pending.values():
+            calls[slot] = _tool_call(name, tool_input, before)
             if name in _SKILL_TOOLS and (skill := _str(tool_input.get("skill"))):
                 # Started but never answered (the run was cut): it was attempted, not seen to load.
                 skills.append(_evidence(skill, "skill-tool", "medium", "Skill tool call without a result"))
@@ -210,6 +211,7 @@ class ClaudeStreamParser:
                     len(self._calls),
                     block.name,
                     tool_input,
+                    len(self._messages),
                 )
                 self._calls.append(None)
 
@@ -219,10 +221,10 @@ class ClaudeStreamParser:
         for block in message.content:
             if block.type != "tool_result" or block.tool_use_id not in self._pending:
                 continue
-            slot, name, tool_input = self._pending.pop(block.tool_use_id)
+            slot, name, tool_input, before = self._pending.pop(block.tool_use_id)
             output = _result_text(block.content)
             failed = bool(block.is_error)
-            self._calls[slot] = _tool_call(name, tool_input, (output, failed))
+            self._calls[slot] = _tool_call(name, tool_input, before, (output, failed))
             if not failed:
                 self._skills.extend(_tool_evidence(name, tool_input))
 
@@ -309,8 +311,11 @@ def unwrap_shell(command: str) -> str:
     return command
 
 
-def _tool_call(name: str, tool_input: dict[str, Any], answer: tuple[str, bool] | None = None) -> ToolCall:
-    """A tool call; ``answer`` is its (output, failed) once the result came back, None while it runs."""
+def _tool_call(
+    name: str, tool_input: dict[str, Any], before: int, answer: tuple[str, bool] | None = None
+) -> ToolCall:
+    """A tool call after ``before`` messages; ``answer`` is its (output, failed) once the result came
+    back, None while it runs."""
     command = _str(tool_input.get("command")) if name in _SHELL_TOOLS else None
     output, failed = answer if answer is not None else ("", False)
     exit_code = None
@@ -323,6 +328,7 @@ def _tool_call(name: str, tool_input: dict[str, Any], answer: tuple[str, bool] |
         output=cap_text(output),
         exit_code=exit_code,
         is_error=failed,
+        after_messages=before,
     )
 
 

@@ -176,14 +176,16 @@ class CodexStreamParser:
 
     def _item(self, item: _Item, *, done: bool) -> None:
         if item.type in TOOL_ITEMS:
-            call = _tool_call(item)
             slot = self._slots.get(item.id) if item.id is not None else None
             if slot is None:
+                call = _tool_call(item, len(self._messages))
                 slot = len(self._calls)
                 self._calls.append(call)
                 if item.id is not None:
                     self._slots[item.id] = slot
             else:
+                # The call keeps the place in the conversation it had when it started.
+                call = _tool_call(item, self._calls[slot].after_messages)
                 self._calls[slot] = call
             if done:
                 self._finished += 1
@@ -231,7 +233,8 @@ def parse_codex_stream(lines: Iterable[bytes]) -> Trace:
     return parser.trace()
 
 
-def _tool_call(item: _Item) -> ToolCall:
+def _tool_call(item: _Item, before: int | None) -> ToolCall:
+    """The tool call an item describes, placed after ``before`` messages."""
     failed = item.status in ("failed", "declined")
     if item.type == "command_execution":
         raw = item.command if isinstance(item.command, str) else ""
@@ -244,16 +247,21 @@ def _tool_call(item: _Item) -> ToolCall:
             output=cap_text(output),
             exit_code=code,
             is_error=failed or (code is not None and code != 0),
+            after_messages=before,
         )
     if item.type == "file_change":
-        return ToolCall(name="apply_patch", input=_json(item.changes), is_error=failed)
+        return ToolCall(name="apply_patch", input=_json(item.changes), is_error=failed, after_messages=before)
     if item.type == "mcp_tool_call":
         name = f"mcp:{item.server}/{item.tool}"
         output = _json(item.result) if item.result is not None else _json(item.error)
         return ToolCall(
-            name=name, input=_json(item.arguments), output=output, is_error=failed or item.error is not None
+            name=name,
+            input=_json(item.arguments),
+            output=output,
+            is_error=failed or item.error is not None,
+            after_messages=before,
         )
-    return ToolCall(name=item.type, input=_json(item.query), is_error=failed)
+    return ToolCall(name=item.type, input=_json(item.query), is_error=failed, after_messages=before)
 
 
 def _usage(counts: dict[str, int]) -> TokenUsage:

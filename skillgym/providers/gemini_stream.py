@@ -97,7 +97,8 @@ class GeminiStreamParser:
         self._messages: list[Message] = []
         self._text: list[str] = []  # assistant deltas not yet closed into a message
         self._calls: list[ToolCall | None] = []  # None: a slot kept in order for a call still running
-        self._pending: dict[str, tuple[int, str, dict[str, Any]]] = {}  # tool_id -> slot, name, parameters
+        # tool_id -> slot, name, parameters, and how many messages came before the call
+        self._pending: dict[str, tuple[int, str, dict[str, Any], int]] = {}
         self._skills: list[SkillEvidence] = []
         self._model: str | None = None
         self._session: str | None = None
@@ -122,7 +123,7 @@ class GeminiStreamParser:
         elif kind == "tool_use" and event.tool_name:
             parameters = event.parameters if isinstance(event.parameters, dict) else {}
             key = event.tool_id or f"anonymous-{len(self._calls)}"
-            self._pending[key] = (len(self._calls), event.tool_name, parameters)
+            self._pending[key] = (len(self._calls), event.tool_name, parameters, len(self._messages))
             self._calls.append(None)
         elif kind == "tool_result" and event.tool_id in self._pending:
             self._tool_result(event)
@@ -142,8 +143,8 @@ class GeminiStreamParser:
         messages = [*self._messages, *self._open_text()]
         calls = list(self._calls)
         skills = list(self._skills)
-        for slot, name, parameters in self._pending.values():
-            calls[slot] = _tool_call(name, parameters)
+        for slot, name, parameters, before in self._pending.values():
+            calls[slot] = _tool_call(name, parameters, before)
             if name == SKILL_TOOL and (skill := _str(parameters.get("name"))):
                 # Started but never answered (the run was cut): it was attempted, not seen to load.
                 skills.append(_evidence(skill, "medium", "activate_skill call without a result"))
@@ -194,12 +195,12 @@ class GeminiStreamParser:
 
     def _tool_result(self, event: _Line) -> None:
         assert event.tool_id is not None
-        slot, name, parameters = self._pending.pop(event.tool_id)
+        slot, name, parameters, before = self._pending.pop(event.tool_id)
         failed = event.status == "error"
         output = _str(event.output) or ""
         if failed and not output and isinstance(event.error, dict):
             output = _str(event.error.get("message")) or ""
-        call = _tool_call(name, parameters, (output, failed))
+        call = _tool_call(name, parameters, before, (output, failed))
         self._calls[slot] = call
         if not call.is_error:
             self._skills += _tool_evidence(name, parameters)
@@ -214,8 +215,11 @@ def parse_gemini_stream(lines: Iterable[bytes]) -> Trace:
     return parser.trace()
 
 
-def _tool_call(name: str, parameters: dict[str, Any], answer: tuple[str, bool] | None = None) -> ToolCall:
-    """A tool call; ``answer`` is its (output, failed) once the result came back, None while it runs."""
+def _tool_call(
+    name: str, parameters: dict[str, Any], before: int, answer: tuple[str, bool] | None = None
+) -> ToolCall:
+    """A tool call after ``before`` messages; ``answer`` is its (output, failed) once the result came
+    back, None while it runs."""
     command = _str(parameters.get("command")) if name == SHELL_TOOL else None
     output, failed = answer if answer is not None else ("", False)
     exit_code = None
@@ -228,6 +232,7 @@ def _tool_call(name: str, parameters: dict[str, Any], answer: tuple[str, bool] |
         output=cap_text(output),
         exit_code=exit_code,
         is_error=failed or (exit_code is not None and exit_code != 0),
+        after_messages=before,
     )
 
 

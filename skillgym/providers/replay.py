@@ -448,14 +448,8 @@ def _apply_file_tool(call: ToolCall, workspace: Path) -> str | None:
 
 
 def _rerun(call: ToolCall, *, output: str, exit_code: int | None) -> ToolCall:
-    return ToolCall(
-        name=call.name,
-        command=call.command,
-        input=call.input,
-        output=output,
-        exit_code=exit_code,
-        is_error=exit_code != 0,
-    )
+    # The same call in the same place in the conversation, with what it printed this time.
+    return msgspec.structs.replace(call, output=output, exit_code=exit_code, is_error=exit_code != 0)
 
 
 def _replace_calls(trace: Trace, calls: list[ToolCall]) -> Trace:

@@ -8,11 +8,12 @@ Events, each one JSON object on its own line, told apart by ``type``::
     {"type": "usage", "input": 9, "output": 5, "cache_read": 0, "cache_write": 1, "total": 15}
     {"type": "result", "text": "final answer", "session_id": "...", "model": "...", "num_turns": 3}
 
-Messages, tool calls and skill evidence keep their order. Each usage record is one turn's usage (keys
-input, output, cache_read, cache_write, reasoning, total) and the trace's usage is their field-wise sum;
-a count no record gave stays None, never guessed. At most one result; without one, the final text is the
-last assistant message's text. ``is_error`` on the result becomes ``Trace.is_error``. Blank lines are
-skipped.
+Messages, tool calls and skill evidence keep their order, and a tool call's place among the messages is
+where its line stands (``ToolCall.after_messages``: the messages on the lines before it). Each usage
+record is one turn's usage (keys input, output, cache_read, cache_write, reasoning, total) and the
+trace's usage is their field-wise sum; a count no record gave stays None, never guessed. At most one
+result; without one, the final text is the last assistant message's text. ``is_error`` on the result
+becomes ``Trace.is_error``. Blank lines are skipped.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from ..trace import (
     TokenUsage,
     ToolCall,
     Trace,
+    conversation,
 )
 
 TRACE_FORMAT: Final = "skillgym-trace"
@@ -162,6 +164,7 @@ def parse_trace_stream(lines: Iterable[bytes]) -> Trace:
                     output=event.output,
                     exit_code=event.exit_code,
                     is_error=event.is_error,
+                    after_messages=len(messages),
                 )
             )
         elif isinstance(event, SkillEvent):
@@ -199,22 +202,28 @@ def parse_trace_stream(lines: Iterable[bytes]) -> Trace:
 
 
 def encode_trace_stream(trace: Trace) -> bytes:
-    """``trace`` as a skillgym-trace stream: messages, tool calls, skills, usage, then the result.
+    """``trace`` as a skillgym-trace stream: messages and tool calls in order, skills, usage, the result.
 
-    ``parse_trace_stream(encode_trace_stream(t).splitlines()) == t`` for every trace.
+    ``parse_trace_stream(encode_trace_stream(t).splitlines()) == t`` for every trace whose calls know their
+    place (``after_messages`` set, never decreasing, at most the number of messages). A call whose place
+    is unknown is written after every message, and is read back with that place.
     """
-    events: list[TraceEvent] = [MessageEvent(role=m.role, text=m.text) for m in trace.messages]
-    events += [
-        ToolCallEvent(
-            name=c.name,
-            command=c.command,
-            input=c.input,
-            output=c.output,
-            exit_code=c.exit_code,
-            is_error=c.is_error,
+    events: list[TraceEvent] = []
+    for entry in conversation(trace):
+        if isinstance(entry, Message):
+            events.append(MessageEvent(role=entry.role, text=entry.text))
+            continue
+        _number, c = entry
+        events.append(
+            ToolCallEvent(
+                name=c.name,
+                command=c.command,
+                input=c.input,
+                output=c.output,
+                exit_code=c.exit_code,
+                is_error=c.is_error,
+            )
         )
-        for c in trace.tool_calls
-    ]
     events += [
         SkillEvent(skill=s.skill, source=s.source, confidence=s.confidence, detail=s.detail)
         for s in trace.skills

@@ -6,6 +6,7 @@ report.json number it stands for in a ``data-*`` attribute (``repr`` of a float 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Final
 
@@ -14,7 +15,10 @@ import msgspec
 from ..stats import Interval
 
 WIDTH: Final = 860  # the viewBox width; the SVG scales to its container
-LABEL_WIDTH: Final = 300  # the left column that names each row
+LABEL_WIDTH: Final = 300  # the left column that names each row, at its narrowest
+MAX_LABEL_WIDTH: Final = 420  # ... and at its widest: the plot keeps at least 230 units
+CHAR_WIDTH: Final = 6.6  # a 12px system-ui character, generously: a label sized by it is not clipped
+LABEL_PAD: Final = 14  # the label's left margin and its gap before the plot
 VALUE_WIDTH: Final = 190  # the right column that prints each row's numbers
 ROW_HEIGHT: Final = 24
 TOP: Final = 26  # room for the axis ticks above the first row
@@ -49,6 +53,7 @@ class Chart(msgspec.Struct, frozen=True, kw_only=True):
     ticks: tuple[Tick, ...]
     height: float
     zero_x: float | None = None
+    label_chars: int = 38  # a longer label is cut with an ellipsis (its whole text is the tooltip)
     plot_left: float = PLOT_LEFT
     plot_right: float = PLOT_RIGHT
     value_x: float = PLOT_RIGHT + 12
@@ -66,11 +71,17 @@ class Row(msgspec.Struct, frozen=True, kw_only=True):
     data: dict[str, str] = {}
 
 
-def scale(value: float, low: float, high: float) -> float:
-    """``value`` on [low, high] as an x position on the plot, clipped to its edges."""
+def scale(value: float, low: float, high: float, left: float = PLOT_LEFT) -> float:
+    """``value`` on [low, high] as an x position on the plot (from ``left``), clipped to its edges."""
     span = high - low or 1.0
     clipped = min(max(value, low), high)
-    return round(PLOT_LEFT + (clipped - low) / span * (PLOT_RIGHT - PLOT_LEFT), 2)
+    return round(left + (clipped - low) / span * (PLOT_RIGHT - left), 2)
+
+
+def label_width(labels: Sequence[str]) -> float:
+    """The label column: wide enough for the longest label, between LABEL_WIDTH and MAX_LABEL_WIDTH."""
+    longest = max((len(label) for label in labels), default=0)
+    return min(MAX_LABEL_WIDTH, max(LABEL_WIDTH, math.ceil(longest * CHAR_WIDTH + LABEL_PAD)))
 
 
 def chart(
@@ -84,14 +95,16 @@ def chart(
     tick_label: str = "{:.0%}",
     zero: bool = False,
 ) -> Chart:
-    """Lay ``rows`` out top to bottom on the scale [low, high]."""
+    """Lay ``rows`` out top to bottom on the scale [low, high], the label column fitted to the labels."""
+    labels = label_width([row.label for row in rows])
+    left = labels + 10
     marks = tuple(
         Mark(
             label=row.label,
             y=TOP + index * ROW_HEIGHT + ROW_HEIGHT / 2,
-            x=None if row.value is None else scale(row.value, low, high),
-            low_x=None if row.interval is None else scale(row.interval.low, low, high),
-            high_x=None if row.interval is None else scale(row.interval.high, low, high),
+            x=None if row.value is None else scale(row.value, low, high, left),
+            low_x=None if row.interval is None else scale(row.interval.low, low, high, left),
+            high_x=None if row.interval is None else scale(row.interval.high, low, high, left),
             text=row.text,
             tone=row.tone,
             data=row.data,
@@ -102,9 +115,11 @@ def chart(
         id=id,
         title=title,
         marks=marks,
-        ticks=tuple(Tick(x=scale(t, low, high), label=tick_label.format(t)) for t in ticks),
+        ticks=tuple(Tick(x=scale(t, low, high, left), label=tick_label.format(t)) for t in ticks),
         height=TOP + max(len(rows), 1) * ROW_HEIGHT + 6,
-        zero_x=scale(0.0, low, high) if zero else None,
+        zero_x=scale(0.0, low, high, left) if zero else None,
+        label_chars=int((labels - LABEL_PAD) / CHAR_WIDTH + 1e-6),  # the epsilon: 330 / 6.6 is 50
+        plot_left=left,
     )
 
 

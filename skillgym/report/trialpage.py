@@ -1,4 +1,4 @@
-"""A trial's own page (``trial.html`` in its folder): prompt, messages, tool calls, checks, evidence, media.
+"""A trial's own page (``trial.html`` in its folder): prompt, conversation, checks, evidence, media.
 
 Read from the files the trial left (prompt.txt, trace.json, the proof bundle); a file that is gone or
 unreadable is said on the page, never a failure of the report.
@@ -27,7 +27,7 @@ from ..model import (
     FixtureLogContains,
 )
 from ..results import TrialResult
-from ..trace import Trace
+from ..trace import Message, Trace, conversation
 from .templating import environment, static
 
 TRIAL_PAGE: Final = "trial.html"
@@ -81,7 +81,10 @@ def trial_page(run_dir: Path, result: TrialResult, case: Case | None = None) -> 
             prompt=_text_file(folder / "prompt.txt") or _transcript_prompt(folder / "transcript.md"),
             trace=trace,
             trace_problem=trace_problem,
-            calls=_calls(trace),
+            conversation=_conversation(trace),
+            order_unknown=trace is not None
+            and any(c.after_messages is None for c in trace.tool_calls)
+            and bool(trace.messages),
             findings=_findings(result, trace),
             bundle=_bundle(run_dir, result),
             files=_trial_files(result),
@@ -134,18 +137,26 @@ def _transcript_prompt(path: Path) -> Shown | None:
     return shown(f"\n{body}".split(f"\n{fence}\n", 1)[0].removeprefix("\n"))
 
 
-def _calls(trace: Trace | None) -> list[dict[str, Any]]:
+def _conversation(trace: Trace | None) -> list[dict[str, Any]]:
+    """The messages and tool calls in the order they happened; a call keeps its number (its anchor)."""
     if trace is None:
         return []
-    return [
-        {
-            "number": number,
-            "call": call,
-            "input": shown(f"$ {call.command}" if call.command is not None else call.input),
-            "output": shown(call.output),
-        }
-        for number, call in enumerate(trace.tool_calls, start=1)
-    ]
+    out: list[dict[str, Any]] = []
+    for entry in conversation(trace):
+        if isinstance(entry, Message):
+            out.append({"kind": "message", "message": entry, "text": shown(entry.text)})
+            continue
+        number, call = entry
+        out.append(
+            {
+                "kind": "call",
+                "number": number,
+                "call": call,
+                "input": shown(f"$ {call.command}" if call.command is not None else call.input),
+                "output": shown(call.output),
+            }
+        )
+    return out
 
 
 def _findings(result: TrialResult, trace: Trace | None) -> list[dict[str, Any]]:

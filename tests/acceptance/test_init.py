@@ -107,7 +107,7 @@ def test_init_then_list_stub_run_and_a_scripted_agent(tmp_path: Path) -> None:
         run_dir / "trials/execution/csv-summary-task/preloaded/command/trial-1/transcript.md"
     ).read_text()
     assert "Do what REQUEST.md asks and save the result in result.md" in transcript
-    assert "1. Bash, exit 0" in transcript
+    assert "**tool call 1: Bash**, exit 0" in transcript
     assert "$ python3 .claude/skills/csv-summary/scripts/summarize.py REQUEST.md > result.md" in transcript
 
 

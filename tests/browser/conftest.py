@@ -6,9 +6,11 @@ import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import pytest
+
+from tests.conftest import REPO
 
 
 def chromium_path() -> str | None:
@@ -37,15 +39,36 @@ def browser() -> Iterator[Any]:
             launched.close()
 
 
+# Where a reviewer finds the screenshots after a run: a gitignored folder in the repository (each run
+# overwrites it), or SKILLGYM_SCREENSHOT_DIR. The session's summary lists what was saved.
+SCREENSHOTS: Final = REPO / ".test-output" / "browser"
+_saved: list[Path] = []
+
+
+def screenshot_dir() -> Path:
+    return Path(os.environ.get("SKILLGYM_SCREENSHOT_DIR") or SCREENSHOTS)
+
+
 def save_screenshot(page: Any, tmp_path: Path, name: str, **options: Any) -> Path:
-    """Save a screenshot in the test's output folder, and in SKILLGYM_SCREENSHOT_DIR when that is set."""
+    """Save a screenshot in the test's output folder and in ``screenshot_dir()``; the latter's path."""
     path = tmp_path / name
     page.screenshot(path=str(path), **options)
-    extra = os.environ.get("SKILLGYM_SCREENSHOT_DIR")
-    if extra:
-        Path(extra).mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, Path(extra) / name)
-    return path
+    kept = screenshot_dir() / name
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(path, kept)
+    assert kept.stat().st_size > 0, f"{name}: an empty screenshot"
+    _saved.append(kept)
+    return kept
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Name every screenshot saved, relative to the repository when it is inside it."""
+    if not _saved:
+        return
+    terminalreporter.section("browser screenshots")
+    for path in _saved:
+        shown = path.relative_to(REPO) if path.is_relative_to(REPO) else path
+        terminalreporter.write_line(str(shown))
 
 
 class Watch:

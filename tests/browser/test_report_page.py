@@ -70,7 +70,8 @@ def test_the_charts_show_report_json_numbers(page: tuple[Any, Watch], run_dir: P
     assert p.locator("#chart-forest line.zero").count() == 1
     tokens = p.locator("#chart-tokens g.mark")
     assert tokens.count() == len(report["tokens"]["conditions"])
-    save_screenshot(p, tmp_path, "report-summary.png")
+    save_screenshot(p, tmp_path, "report-summary.png")  # the first screen, as a laptop shows it
+    save_screenshot(p, tmp_path, "report-page.png", full_page=True)
 
 
 def test_the_case_table_filters_and_sorts(page: tuple[Any, Watch], run_dir: Path) -> None:
@@ -131,7 +132,7 @@ def test_a_trial_page_opens_with_its_tool_calls(
     key = "execution/hello-prompt/preloaded/replay/trial-1"
     assert p.locator("#trial").get_attribute("data-key") == key
     trace = json.loads((run_dir / "trials" / key / "trace.json").read_text())
-    calls = p.locator("#calls .call")
+    calls = p.locator("#conversation .call")
     assert calls.count() == len(trace["tool_calls"]) > 0
     for index, call in enumerate(trace["tool_calls"]):
         shown = calls.nth(index)
@@ -149,6 +150,54 @@ def test_a_trial_page_opens_with_its_tool_calls(
     save_screenshot(p, tmp_path, "trial-view.png", full_page=True)
     p.locator("header.top a", has_text="report").click()
     p.wait_for_selector("#case-table")
+
+
+def test_a_trial_page_shows_messages_and_tool_calls_in_the_order_they_happened(
+    page: tuple[Any, Watch], run_dir: Path, tmp_path: Path
+) -> None:
+    p, _ = page
+    key = "execution/hello-prompt/self-load/replay/trial-1"
+    p.goto((run_dir / "trials" / key / "trial.html").as_uri())
+    trace = json.loads((run_dir / "trials" / key / "trace.json").read_text())
+    expected: list[str] = []
+    for number, call in enumerate(trace["tool_calls"], start=1):
+        while expected.count("message") < call["after_messages"]:
+            expected.append("message")
+        expected.append(f"call-{number}")
+    expected += ["message"] * (len(trace["messages"]) - expected.count("message"))
+    shown = p.locator("#conversation > .msg, #conversation > .call").evaluate_all(
+        "nodes => nodes.map(n => n.classList.contains('msg') ? 'message' : n.id)"
+    )
+    assert shown == expected
+    # The skill is loaded between the first two messages, not after all three.
+    assert shown[:3] == ["message", "call-1", "message"]
+    texts = p.locator("#conversation > .msg").all_inner_texts()
+    assert all(m["text"].splitlines()[0] in t for m, t in zip(trace["messages"], texts, strict=True))
+    assert p.locator("#order-unknown").count() == 0
+    save_screenshot(p, tmp_path, "trial-conversation.png", full_page=True)
+    # A call's anchor (what a finding links to) still lands on that call, wherever it stands.
+    p.goto((run_dir / "trials" / key / "trial.html").as_uri() + "#call-2")
+    assert p.locator("#call-2").evaluate("n => n.matches(':target')")
+    assert trace["tool_calls"][1]["command"].split()[0] in p.locator("#call-2").inner_text()
+
+
+def test_findings_link_to_the_tool_call_that_fired_them_among_the_messages(
+    page: tuple[Any, Watch], run_dir: Path
+) -> None:
+    p, _ = page
+    key = "execution/hello-prompt/stale/replay/trial-1"  # stale guidance: screen, sleep, a user tmux
+    p.goto((run_dir / "trials" / key / "trial.html").as_uri())
+    result = json.loads((run_dir / "trials" / key / "result.json").read_text())
+    trace = json.loads((run_dir / "trials" / key / "trace.json").read_text())
+    assert len(trace["messages"]) > 1 and len({c["after_messages"] for c in trace["tool_calls"]}) > 1
+    links = p.locator("#finding-table tbody tr td a[href^='#call-']")
+    assert links.count() == len(result["grade"]["findings"]) > 0
+    for index, finding in enumerate(result["grade"]["findings"]):
+        link = links.nth(index)
+        link.click()
+        target = p.locator(link.get_attribute("href") or "")
+        assert target.evaluate("n => n.matches(':target') && n.parentElement.id === 'conversation'")
+        assert finding["matched_text"] in target.locator("pre").first.inner_text()
 
 
 def test_the_summary_and_tables_read_without_javascript(browser: Any, run_dir: Path) -> None:

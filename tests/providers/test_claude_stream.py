@@ -9,6 +9,7 @@ import pytest
 
 from skillgym.plugins import STREAM_FORMATS
 from skillgym.providers import StreamParseError
+from skillgym.providers.cassette import iter_cassette_lines
 from skillgym.providers.claude_stream import (
     CLAUDE_FORMAT,
     MAX_TEXT_CHARS,
@@ -18,7 +19,8 @@ from skillgym.providers.claude_stream import (
     skill_read_evidence,
     unwrap_shell,
 )
-from skillgym.trace import SkillEvidence, TokenUsage, ToolCall
+from skillgym.trace import Message, SkillEvidence, TokenUsage, ToolCall, conversation
+from tests.conftest import REPO
 
 SESSION = "196d0dd6-9fc5-47ca-9b6c-07f41dfb6ab1"
 WORKSPACE = "/tmp/trial/workspace"
@@ -111,6 +113,7 @@ def test_a_whole_run_becomes_the_trace() -> None:
         input='{"command":"ls","description":"List"}',
         output="README.md",
         exit_code=0,
+        after_messages=1,
     )
     assert [c.name for c in trace.tool_calls] == ["Bash", "Skill", "Read"]
     assert trace.tool_calls[2].output == "1\t---\n2\tname: greeter"
@@ -132,6 +135,25 @@ def test_a_whole_run_becomes_the_trace() -> None:
         0.0123,
     )
     assert trace.is_error is False
+
+
+def test_each_tool_call_knows_how_many_messages_came_before_it() -> None:
+    # A text block and a tool_use in one assistant line: the text came first.
+    assert [c.after_messages for c in parse_claude_stream(RUN).tool_calls] == [1, 1, 1]
+    # A recorded run of the example suite: says why, loads the skill, says what next, runs seven commands.
+    cassette = REPO / "evals/cassettes/claude/scripted/execution/hello-prompt/self-load.jsonl"
+    lines = list(iter_cassette_lines(cassette))
+    trace = parse_claude_stream(lines)
+    assert len(trace.messages) == 3
+    assert [c.after_messages for c in trace.tool_calls] == [1, 2, 2, 2, 2, 2, 2]
+    order = ["message" if isinstance(e, Message) else e[1].name for e in conversation(trace)]
+    assert order == ["message", "Skill", "message", *["Bash"] * 6, "message"]
+    # A call still running when the stream stopped keeps its place too.
+    parser = ClaudeStreamParser()
+    for raw in lines[:3]:  # init, the first text, the Skill call: its result never came
+        parser.feed(raw)
+    (running,) = parser.trace().tool_calls
+    assert (running.name, running.output, running.after_messages) == ("Skill", "", 1)
 
 
 def test_usage_comes_from_the_result_line_only() -> None:
@@ -169,7 +191,7 @@ def test_a_skill_read_through_bash_is_evidence() -> None:
 
 def test_a_call_cut_off_before_its_result_is_kept_and_a_skill_attempt_is_medium() -> None:
     trace = parse_claude_stream([init([]), assistant(tool_use("t1", "Skill", skill="greeter"))])
-    assert trace.tool_calls == (ToolCall(name="Skill", input='{"skill":"greeter"}'),)
+    assert trace.tool_calls == (ToolCall(name="Skill", input='{"skill":"greeter"}', after_messages=0),)
     (evidence,) = trace.skills
     assert (evidence.source, evidence.confidence) == ("skill-tool", "medium")
 

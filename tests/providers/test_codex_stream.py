@@ -10,7 +10,7 @@ import pytest
 from skillgym.plugins import STREAM_FORMATS
 from skillgym.providers import StreamParseError
 from skillgym.providers.codex_stream import CODEX_FORMAT, CodexStreamParser, parse_codex_stream
-from skillgym.trace import SkillEvidence, TokenUsage, ToolCall, with_total
+from skillgym.trace import Message, SkillEvidence, TokenUsage, ToolCall, conversation, with_total
 
 THREAD = "01a2290f-e666-7822-b69e-23bc3019911b"
 
@@ -73,6 +73,7 @@ def test_a_whole_run_becomes_the_trace() -> None:
         input="/bin/bash -lc 'echo hi > made.txt && ls'",
         output="made.txt\n",
         exit_code=0,
+        after_messages=0,
     )
     assert trace.skills == (
         SkillEvidence(
@@ -83,6 +84,28 @@ def test_a_whole_run_becomes_the_trace() -> None:
         ),
     )
     assert (trace.session_id, trace.num_turns, trace.is_error, trace.model) == (THREAD, 1, False, None)
+
+
+def test_each_tool_call_knows_how_many_messages_came_before_it() -> None:
+    # Both commands ran before the one message, though a trace lists messages apart from calls.
+    assert [c.after_messages for c in parse_codex_stream(RUN).tool_calls] == [0, 0]
+    talk = [
+        line("thread.started", thread_id=THREAD),
+        line("turn.started"),
+        item("agent_message", "item_0", text="Reading the skill first."),
+        command("item_1", "cat .agents/skills/greeter/SKILL.md", done=False),
+        item("agent_message", "item_2", text="Still reading."),  # said while item_1 ran
+        command("item_1", "cat .agents/skills/greeter/SKILL.md", output="---\nname: greeter\n"),
+        item("file_change", "item_3", changes=[{"path": "/w/a.txt", "kind": "add"}], status="completed"),
+        item("agent_message", "item_4", text="HELLO, done."),
+        turn_completed(37, 7, 12),
+    ]
+    trace = parse_codex_stream(talk)
+    # A command is placed where it started, not where it finished.
+    assert [(c.name, c.after_messages) for c in trace.tool_calls] == [("shell", 1), ("apply_patch", 2)]
+    assert trace.tool_calls[0].output == "---\nname: greeter\n"
+    order = ["message" if isinstance(e, Message) else e[1].name for e in conversation(trace)]
+    assert order == ["message", "shell", "message", "apply_patch", "message"]
 
 
 def test_usage_splits_cached_input_out_of_input() -> None:

@@ -19,7 +19,7 @@ from skillgym.providers.gemini_stream import (
     shell_result,
 )
 from skillgym.providers.tracefmt import StreamParseError
-from skillgym.trace import SkillEvidence, TokenUsage
+from skillgym.trace import Message, SkillEvidence, TokenUsage, conversation
 
 DATA = Path(__file__).parent / "data" / "gemini"
 
@@ -84,6 +84,28 @@ def test_tool_calls_carry_their_commands_outputs_and_exit_codes() -> None:
     assert trace.final_text == "HELLO, new colleague!"
     # Summed by the CLI over the six model requests.
     assert trace.usage == TokenUsage(input=134, output=24, cache_read=50, reasoning=0, total=208)
+
+
+def test_each_tool_call_knows_how_many_messages_came_before_it() -> None:
+    # The recorded run calls five tools and only then answers: the answer comes after every call.
+    trace = parse_gemini_stream(recorded("tools"))
+    assert [c.after_messages for c in trace.tool_calls] == [0] * 5
+    assert isinstance(conversation(trace)[-1], Message)
+    assert [isinstance(e, Message) for e in conversation(trace)] == [False] * 5 + [True]
+    # Text broken by a call: the call comes after the text so far, even while it still runs.
+    parser = fed(
+        [
+            line(type="message", role="user", content="do it"),
+            line(type="message", role="assistant", content="Let me ", delta=True),
+            line(type="message", role="assistant", content="look.", delta=True),
+            line(type="tool_use", tool_name="list_directory", tool_id="t1", parameters={"dir_path": "."}),
+        ]
+    )
+    assert [c.after_messages for c in parser.trace().tool_calls] == [1]
+    parser.feed(line(type="tool_result", tool_id="t1", status="success", output="Listed 0 item(s)."))
+    parser.feed(line(type="message", role="assistant", content="Nothing here."))
+    assert [c.after_messages for c in parser.trace().tool_calls] == [1]
+    assert [m.text for m in parser.trace().messages] == ["Let me look.", "Nothing here."]
 
 
 def test_activate_skill_is_high_confidence_evidence_like_claude_s_skill_tool() -> None:

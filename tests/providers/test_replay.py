@@ -140,6 +140,23 @@ async def test_execution_lane_reenacts_the_recorded_commands(suite_root: Path, t
     assert "[exit 0]" in log
 
 
+async def test_reenacted_calls_keep_their_place_among_the_messages(suite_root: Path, tmp_path: Path) -> None:
+    write = json.dumps({"file_path": "notes.md", "content": "seen\n"})
+    record(
+        suite_root,
+        [
+            event(type="tool_call", name="Write", input=write),
+            event(type="message", role="assistant", text="Wrote the notes; now the snapshot."),
+            *HELLO,
+        ],
+    )
+    result = await ReplayProvider(suite_root).invoke(request(tmp_path))
+    assert result.ok, result.error_message
+    calls = result.trace.tool_calls
+    assert [(c.name, c.after_messages) for c in calls] == [("Write", 0), ("Bash", 2), ("Bash", 2)]
+    assert calls[2].output == "ECHO: hello world\n", "re-enacted, in the same place"
+
+
 async def test_reenacted_commands_see_the_trial_env(suite_root: Path, tmp_path: Path) -> None:
     record(suite_root, [event(type="tool_call", name="Bash", command="echo $SKILLGYM_TRIAL_ID > id.txt")])
     req = request(tmp_path)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import msgspec
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -42,9 +43,38 @@ def test_a_stream_becomes_a_trace() -> None:
     )
     assert trace.skills == (SkillEvidence(skill="tmux-tui", source="skill-tool", confidence="high"),)
     assert trace.tool_calls == (
-        ToolCall(name="Bash", command="tmux new -d -s a", input="{}", output="", exit_code=0),
+        ToolCall(
+            name="Bash", command="tmux new -d -s a", input="{}", output="", exit_code=0, after_messages=2
+        ),
     )
     assert (trace.session_id, trace.model, trace.num_turns) == ("s-1", "sonnet", 3)
+
+
+def test_a_tool_call_s_place_among_the_messages_is_where_its_line_stands() -> None:
+    stream = b"""\
+{"type":"tool_call","name":"Skill","input":"{\\"skill\\":\\"tmux-tui\\"}"}
+{"type":"message","text":"Starting the REPL."}
+{"type":"tool_call","name":"Bash","command":"tmux new -d -s a","exit_code":0}
+{"type":"skill","skill":"tmux-tui","source":"skill-tool","confidence":"high"}
+{"type":"tool_call","name":"Bash","command":"tmux ls","exit_code":0}
+{"type":"message","text":"Done."}
+"""
+    trace = parse(stream)
+    assert [c.after_messages for c in trace.tool_calls] == [0, 1, 1]
+    assert [(c.name, c.command) for c in trace.tool_calls][1:] == [
+        ("Bash", "tmux new -d -s a"),
+        ("Bash", "tmux ls"),
+    ]
+    # Written back in that order: messages and calls interleaved, then the skills, then the result.
+    assert [line.split(b'"', 4)[3] for line in encode_trace_stream(trace).splitlines()] == [
+        b"tool_call",
+        b"message",
+        b"tool_call",
+        b"tool_call",
+        b"message",
+        b"skill",
+        b"result",
+    ]
 
 
 def test_usage_records_add_up_and_missing_counts_stay_none() -> None:
@@ -120,53 +150,69 @@ def test_the_registry_knows_this_format() -> None:
 
 counts = st.none() | st.integers(min_value=0, max_value=2**53)
 texts = st.text(max_size=40)
-traces = st.builds(
-    Trace,
-    final_text=texts,
-    messages=st.lists(
-        st.builds(Message, role=st.sampled_from(["user", "assistant", "system"]), text=texts), max_size=4
-    ).map(tuple),
-    tool_calls=st.lists(
-        st.builds(
-            ToolCall,
-            name=texts,
-            command=st.none() | texts,
-            input=texts,
-            output=texts,
-            exit_code=st.none() | st.integers(min_value=-255, max_value=255),
-            is_error=st.booleans(),
-        ),
-        max_size=4,
-    ).map(tuple),
-    skills=st.lists(
-        st.builds(
-            SkillEvidence,
-            skill=texts,
-            source=st.sampled_from(["skill-tool", "read-skill-md", "init-listed", "mention"]),
-            confidence=st.sampled_from(["high", "medium", "low"]),
-            detail=texts,
-        ),
-        max_size=3,
-    ).map(tuple),
-    usage=st.none()
-    | st.builds(
-        TokenUsage,
-        input=counts,
-        output=counts,
-        cache_read=counts,
-        cache_write=counts,
-        reasoning=counts,
-        total=counts,
+messages = st.lists(
+    st.builds(Message, role=st.sampled_from(["user", "assistant", "system"]), text=texts), max_size=4
+).map(tuple)
+calls = st.builds(
+    ToolCall,
+    name=texts,
+    command=st.none() | texts,
+    input=texts,
+    output=texts,
+    exit_code=st.none() | st.integers(min_value=-255, max_value=255),
+    is_error=st.booleans(),
+)
+skills = st.lists(
+    st.builds(
+        SkillEvidence,
+        skill=texts,
+        source=st.sampled_from(["skill-tool", "read-skill-md", "init-listed", "mention"]),
+        confidence=st.sampled_from(["high", "medium", "low"]),
+        detail=texts,
     ),
-    session_id=st.none() | texts,
-    model=st.none() | texts,
-    num_turns=st.none() | st.integers(min_value=0, max_value=1000),
-    cost_usd=st.none() | st.floats(min_value=0, max_value=1e6, allow_nan=False),
+    max_size=3,
+).map(tuple)
+usages = st.none() | st.builds(
+    TokenUsage,
+    input=counts,
+    output=counts,
+    cache_read=counts,
+    cache_write=counts,
+    reasoning=counts,
+    total=counts,
 )
 
 
-@given(traces)
+@st.composite
+def traces(draw: st.DrawFn) -> Trace:
+    """A trace whose tool calls each stand after some of its messages, never going back, as in a stream."""
+    said = draw(messages)
+    places = sorted(draw(st.lists(st.integers(0, len(said)), max_size=4)))
+    return Trace(
+        final_text=draw(texts),
+        messages=said,
+        tool_calls=tuple(msgspec.structs.replace(draw(calls), after_messages=place) for place in places),
+        skills=draw(skills),
+        usage=draw(usages),
+        session_id=draw(st.none() | texts),
+        model=draw(st.none() | texts),
+        num_turns=draw(st.none() | st.integers(min_value=0, max_value=1000)),
+        cost_usd=draw(st.none() | st.floats(min_value=0, max_value=1e6, allow_nan=False)),
+    )
+
+
+@given(traces())
 def test_encode_then_parse_gives_back_the_same_trace(trace: Trace) -> None:
     encoded = encode_trace_stream(trace)
     assert parse_trace_stream(encoded.splitlines(keepends=True)) == trace
     assert encoded.count(b"\n") == len(encoded.splitlines())
+
+
+def test_a_trace_that_does_not_know_its_order_is_written_messages_first() -> None:
+    old = Trace(
+        messages=(Message(role="assistant", text="a"), Message(role="assistant", text="b")),
+        tool_calls=(ToolCall(name="Bash", command="ls"),),
+    )
+    back = parse_trace_stream(encode_trace_stream(old).splitlines())
+    assert [c.after_messages for c in back.tool_calls] == [2]
+    assert back.messages == old.messages

@@ -590,3 +590,84 @@ def test_a_run_without_the_design_sections_shows_none_of_them(page: tuple[Any, E
         == str(doc["cost"]["totals"]["unpriced"])
         == str(doc["counts"]["total"])
     )
+
+
+def test_a_chart_label_is_shown_whole_and_never_under_the_plot() -> None:
+    from skillgym.report.charts import MAX_LABEL_WIDTH, Row, chart
+    from skillgym.report.templating import environment
+    from skillgym.stats import Interval
+
+    labels = (
+        "execution · realized lift (self-load vs none)",
+        "execution · realized lift (self-load vs none) · claude-code",
+        "prompt · none",
+    )
+    rows = [Row(label=label, value=0.5, interval=Interval(low=0.0, high=1.0), text="") for label in labels]
+    drawn = chart("c", "t", rows, low=0.0, high=1.0, ticks=(0.0, 1.0))
+    svg = environment().from_string('{% from "_chart.html.j2" import svg_chart %}{{ svg_chart(c) }}')
+    rendered = svg.render(c=drawn)
+    texts = [e["text"] for e in Elements(rendered).select("chart-c", "text")]
+    assert "…" not in rendered  # no label cut
+    for label in labels:
+        assert any(text.startswith(label) for text in texts)
+    # The widest label fits in front of the plot: every tick, point and whisker starts right of it.
+    widest = max(len(label) for label in labels) * 6.6
+    assert all(m.low_x is not None and m.low_x >= widest for m in drawn.marks)
+    assert all(t.x >= widest for t in drawn.ticks)
+    huge = chart("h", "t", [Row(label="x" * 200, value=0.5, interval=None, text="")], low=0, high=1, ticks=())
+    assert huge.plot_left == MAX_LABEL_WIDTH + 10 and huge.label_chars < 200
+
+
+def test_a_pass_rate_over_no_trial_says_so(design: tuple[Any, Elements, Any]) -> None:
+    _, _, report = design
+    (a,) = report.activation
+    every = msgspec.structs.replace(
+        a,
+        activated=a.trials,
+        not_activated=0,
+        passed_when_not_activated=0,
+        pass_rate_when_not_activated=None,
+        pass_interval_when_not_activated=None,
+    )
+    html = Elements(render_html(msgspec.structs.replace(report, activation=(every,)), []))
+    (row,) = html.select("activation-table", "tr", "data-rate")
+    cells = [e["text"] for e in html.found if e["tag"] == "td" and "activation-table" in e["within"]]
+    assert cells[-1] == "no such trial"  # not a rate and an interval of nothing
+    assert cells[-2].startswith(f"{a.passed_when_activated}/{a.trials} = ")
+    assert "0/0" not in row["text"]
+
+
+def test_the_snapshot_table_holds_report_json_changes() -> None:
+    from skillgym.snapshots.model import EntryCheck, SnapshotCheck
+
+    results = _results(5)
+    rows = tuple(
+        EntryCheck(
+            file="snapshots/stub/none.toml",
+            provider="stub",
+            model="none",
+            lane="prompt",
+            case_id=case,
+            condition="none",
+            status=status,
+            threshold_percent=10.0,
+            trials=3,
+            snapshot_trials=3,
+            current_total=current,
+            snapshot_total=1000.0,
+            change_percent=(current - 1000.0) / 10.0,
+        )
+        for case, status, current in (("c1", "regressed", 1235.0), ("c2", "improved", 876.0))
+    )
+    check = SnapshotCheck(
+        directory="snapshots", threshold_percent=10.0, rows=rows, counts={"regressed": 1, "improved": 1}
+    )
+    report = msgspec.structs.replace(build_report(_start(), results), snapshots=check)
+    doc = msgspec.json.decode(msgspec.json.encode(report))
+    html = Elements(render_html(report, results))
+    cells = html.select("snapshot-table", "td", "data-value")
+    assert len(cells) == len(doc["snapshots"]["rows"]) == 2
+    for cell, row in zip(cells, doc["snapshots"]["rows"], strict=True):
+        assert _exact(cell["attrs"]["data-value"], row["change_percent"])
+    text = " ".join(e["text"] for e in html.select("snapshot-table", "tr"))
+    assert "+23.5%" in text and "-12.4%" in text and "1,235" in text and "regressed" in text

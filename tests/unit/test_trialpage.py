@@ -83,6 +83,46 @@ def test_tool_calls_in_order_with_exit_codes_and_long_output_folded(tmp_path: Pa
     assert str((tmp_path / KEY).resolve()) in html
 
 
+def test_messages_and_tool_calls_interleave_in_the_order_they_happened(tmp_path: Path) -> None:
+    trace = Trace(
+        final_text="done",
+        messages=(
+            Message(role="assistant", text="Loading the skill."),
+            Message(role="assistant", text="Starting the session."),
+            Message(role="assistant", text="All <done>."),
+        ),
+        tool_calls=(
+            ToolCall(name="Skill", input='{"skill": "tmux-tui"}', after_messages=1),
+            ToolCall(name="Bash", command="tmux new -d -s demo", exit_code=0, after_messages=2),
+            ToolCall(name="Bash", command="sleep 5", exit_code=0, after_messages=2),
+        ),
+    )
+    html = _trial(tmp_path, trace=trace)
+    where = {
+        "loading": html.index("Loading the skill."),
+        "call-1": html.index('id="call-1"'),
+        "starting": html.index("Starting the session."),
+        "call-2": html.index('id="call-2"'),
+        "call-3": html.index('id="call-3"'),
+        "done": html.index("All &lt;done&gt;."),
+    }
+    assert sorted(where, key=where.__getitem__) == list(where)
+    # The finding's line 3 is past the two commands' lines 1 and 2, so in the last one, `sleep 5`: tool call
+    # 3 (the Skill call ran no command), linked by its number wherever it stands among the messages.
+    assert '<a href="#call-3">tool call 3</a>' in html
+    assert 'id="order-unknown"' not in html
+
+
+def test_a_trace_without_the_order_says_so_and_shows_calls_after_the_messages(tmp_path: Path) -> None:
+    trace = Trace(
+        messages=(Message(role="assistant", text="first"), Message(role="assistant", text="second")),
+        tool_calls=(ToolCall(name="Bash", command="ls", exit_code=0),),
+    )
+    html = _trial(tmp_path, trace=trace)
+    assert 'id="order-unknown"' in html
+    assert html.index("second") < html.index('id="call-1"')
+
+
 def test_the_bundle_shows_screenshots_and_recordings(tmp_path: Path) -> None:
     html = _trial(tmp_path, trace=Trace(final_text="ok"), bundle=True)
     assert '<img src="workspace/bundle/screenshots/after.svg"' in html
