@@ -1,7 +1,7 @@
 # ruff: noqa: E501, B023
 """Adaptive trials (--trials auto) by seeded simulation: error rates, coverage, and runs saved.
 
-Usage: python benchmarks/sequential.py [--reps N] [--max-trials N]
+Usage: python benchmarks/sequential.py [--reps N] [--max-trials N] [--design]
 
 For a grid of true pass rates and lifts, simulates one case's adaptive question exactly as the scheduler
 settles it (skillgym.sequential.decide, min 3 trials, the given cap) and prints markdown tables (the ones in
@@ -11,6 +11,13 @@ mean trials per condition; and the trials per condition a fixed design needs for
 the way a fixed per-case comparison is (Fisher's exact test at 5% for a lift, Wilson's interval excluding
 the threshold for a pass rate), computed exactly by enumeration. Nothing here asserts; the seeded tests in
 tests/unit/test_sequential.py do, on a few settings.
+
+Those per-row "fixed n, same power" designs know the true effect of their row, and where the adaptive power
+rounds to 1.00 they must reach it too: an oracle, not a design anyone could run. ``--design`` prints the
+comparison a design is planned by instead: for a planned lift with power 0.8, the fixed n a side (Fisher,
+5%) and the smallest cap (in steps of 5) with which the adaptive design reaches the same power, then the
+mean trials of both where the true lift is 0, half the planned lift, and the planned lift (the fixed design
+runs its n whatever the truth).
 """
 
 from __future__ import annotations
@@ -176,11 +183,64 @@ def rate_table(reps: int, most: int) -> list[str]:
     return rows
 
 
+def _lift_run(reps: int, most: int, control: float, lift: float) -> tuple[float, float, float]:
+    """Power, wrong-verdict rate and mean trials per condition of the adaptive lift, seeded per setting."""
+    rng = random.Random(SEED)
+    improved = wrong = used = 0
+    for _ in range(reps):
+        status, n, _ = simulate(
+            rng,
+            lambda: float(rng.random() < control + lift) - float(rng.random() < control),
+            0.0,
+            most,
+            True,
+        )
+        used += n
+        improved += status == "improved"
+        wrong += status == "regressed" or (lift == 0.0 and status == "improved")
+    return improved / reps, wrong / reps, used / reps
+
+
+DESIGNS = ((0.5, 0.3), (0.5, 0.4), (0.5, 0.5), (0.2, 0.4), (0.2, 0.6))
+
+
+def design_table(reps: int, target: float = 0.8) -> list[str]:
+    rows = [
+        f"| control | planned lift | fixed n (power {target:g}) | adaptive cap | adaptive power "
+        "| mean trials at lift 0 | at half | at the planned lift | saved at 0 | at half | at planned |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for control, lift in DESIGNS:
+        n_fixed = fixed_n(target, lambda n: fixed_lift_power(n, control, lift))
+        assert n_fixed is not None
+        cap, power = n_fixed, 0.0
+        while True:
+            power, _, at_planned = _lift_run(reps, cap, control, lift)
+            if power >= target or cap >= 100:
+                break
+            cap += 5
+        at_zero = _lift_run(reps, cap, control, 0.0)[2]
+        at_half = _lift_run(reps, cap, control, lift / 2)[2]
+        saved = [f"{1 - mean / n_fixed:+.0%}" for mean in (at_zero, at_half, at_planned)]
+        rows.append(
+            f"| {control:g} | {lift:g} | {n_fixed} | {cap} | {power:.2f} | {at_zero:.1f} | {at_half:.1f} "
+            f"| {at_planned:.1f} | {' | '.join(saved)} |"
+        )
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=2000)
     parser.add_argument("--max-trials", type=int, default=20)
+    parser.add_argument(
+        "--design", action="store_true", help="the planned-design comparison (see the docstring) only"
+    )
     args = parser.parse_args()
+    if args.design:
+        print(f"### Planned designs: power 0.8 for a per-case lift ({args.reps} runs per setting)\n")
+        print("\n".join(design_table(args.reps)))
+        return
     print(
         f"### Paired lift per case (max {args.max_trials} trials per condition, {args.reps} runs per row)\n"
     )
