@@ -15,9 +15,9 @@ tests/unit/test_sequential.py do, on a few settings.
 Those per-row "fixed n, same power" designs know the true effect of their row, and where the adaptive power
 rounds to 1.00 they must reach it too: an oracle, not a design anyone could run. ``--design`` prints the
 comparison a design is planned by instead: for a planned lift with power 0.8, the fixed n a side (Fisher,
-5%) and the smallest cap (from that n, in steps of --cap-step, 5 unless told) with which the adaptive design reaches the same power, then the
-mean trials of both where the true lift is 0, half the planned lift, and the planned lift (the fixed design
-runs its n whatever the truth), with the rate of false verdicts at lift 0 and the coverage of the final
+5%) and the smallest cap (from that n, in steps of --cap-step, 5 unless told) with which the adaptive
+design reaches the same power, then the mean trials of both where the true lift is 0, half the planned
+lift, and the planned lift (the fixed design runs its n whatever the truth), with the rate of false verdicts at lift 0 and the coverage of the final
 confidence sequences (the lowest of the three truths), each with its Wilson interval.
 """
 
