@@ -1,16 +1,24 @@
 # ruff: noqa: E501, B023
 """Adaptive trials (--trials auto) by seeded simulation: error rates, coverage, and runs saved.
 
-Usage: python benchmarks/sequential.py [--reps N] [--max-trials N]
+Usage: python benchmarks/sequential.py [--reps N] [--max-trials N] [--futility K|none] [--design]
 
 For a grid of true pass rates and lifts, simulates one case's adaptive question exactly as the scheduler
-settles it (skillgym.sequential.decide, min 3 trials, the given cap) and prints markdown tables (the ones in
+settles it (skillgym.sequential.decide, min 3 trials, the given cap and futility rule) and prints markdown tables (the ones in
 BENCHMARKS.md): the share of verdicts that call a difference that is not there (or the wrong way), with
 its own Wilson interval; the share of final confidence sequences that hold the true value; the power; the
 mean trials per condition; and the trials per condition a fixed design needs for the same power, judged
 the way a fixed per-case comparison is (Fisher's exact test at 5% for a lift, Wilson's interval excluding
 the threshold for a pass rate), computed exactly by enumeration. Nothing here asserts; the seeded tests in
 tests/unit/test_sequential.py do, on a few settings.
+
+Those per-row "fixed n, same power" designs know the true effect of their row, and where the adaptive power
+rounds to 1.00 they must reach it too: an oracle, not a design anyone could run. ``--design`` prints the
+comparison a design is planned by instead: for a planned lift with power 0.8, the fixed n a side (Fisher,
+5%) and the smallest cap (from that n, in steps of --cap-step, 5 unless told) with which the adaptive
+design reaches the same power, then the mean trials of both where the true lift is 0, half the planned
+lift, and the planned lift (the fixed design runs its n whatever the truth), with the rate of false verdicts at lift 0 and the coverage of the final
+confidence sequences (the lowest of the three truths), each with its Wilson interval.
 """
 
 from __future__ import annotations
@@ -24,12 +32,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from skillgym.adaptive import futility_value
+from skillgym.model import DEFAULT_FUTILITY
 from skillgym.multiplicity import fisher_exact_p
 from skillgym.sequential import decide, rejects
 from skillgym.stats import wilson_interval
 
 SEED = 20_261_202
 LEAST = 3
+FUTILITY: list[float | None] = [DEFAULT_FUTILITY]  # set from --futility before anything runs
 
 
 def _ci(hits: int, n: int) -> str:
@@ -80,7 +91,9 @@ def simulate(
     xs: list[float] = []
     while True:
         xs.append(draw())  # type: ignore[operator]
-        got = decide(xs, boundary, most=most, least=LEAST, paired=paired, with_interval=False)
+        got = decide(
+            xs, boundary, most=most, least=LEAST, paired=paired, with_interval=False, futility=FUTILITY[0]
+        )
         if got.settled:
             return got.status, len(xs), xs
 
@@ -176,17 +189,99 @@ def rate_table(reps: int, most: int) -> list[str]:
     return rows
 
 
+def _lift_run(reps: int, most: int, control: float, lift: float) -> tuple[float, int, int, float]:
+    """Power, wrong verdicts, covering sequences and mean trials per condition of the adaptive lift."""
+    rng = random.Random(SEED)
+    improved = wrong = covered = used = 0
+    for _ in range(reps):
+        status, n, xs = simulate(
+            rng,
+            lambda: float(rng.random() < control + lift) - float(rng.random() < control),
+            0.0,
+            most,
+            True,
+        )
+        used += n
+        improved += status == "improved"
+        wrong += status == "regressed" or (lift == 0.0 and status == "improved")
+        covered += not rejects([(x + 1) / 2 for x in xs], (lift + 1) / 2, horizon=most)
+    return improved / reps, wrong, covered, used / reps
+
+
+DESIGNS = ((0.5, 0.3), (0.5, 0.4), (0.5, 0.5), (0.2, 0.4), (0.2, 0.6))
+
+
+def design_table(reps: int, step: int = 5, target: float = 0.8) -> list[str]:
+    rows = [
+        f"| control | planned lift | fixed n (power {target:g}) | adaptive cap | adaptive power "
+        "| mean trials at lift 0 | at half | at the planned lift | saved at 0 | at half | at planned "
+        "| false verdicts at lift 0 (95% CI) | coverage, lowest (95% CI) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    saved_all: list[list[float]] = [[], [], []]
+    for control, lift in DESIGNS:
+        n_fixed = fixed_n(target, lambda n: fixed_lift_power(n, control, lift))
+        assert n_fixed is not None
+        cap = n_fixed
+        while True:
+            planned = _lift_run(reps, cap, control, lift)
+            if planned[0] >= target or cap >= 100:
+                break
+            cap += step
+        zero = _lift_run(reps, cap, control, 0.0)
+        half = _lift_run(reps, cap, control, lift / 2)
+        means = (zero[3], half[3], planned[3])
+        for column, mean in zip(saved_all, means, strict=True):
+            column.append(1 - mean / n_fixed)
+        saved = [f"{1 - mean / n_fixed:+.0%}" for mean in means]
+        coverage = min(run[2] for run in (zero, half, planned))
+        rows.append(
+            f"| {control:g} | {lift:g} | {n_fixed} | {cap} | {planned[0]:.2f} | {zero[3]:.1f} | {half[3]:.1f} "
+            f"| {planned[3]:.1f} | {' | '.join(saved)} | {_ci(zero[1], reps)} | {_ci(coverage, reps)} |"
+        )
+    mean_saved = [f"{sum(c) / len(c):+.0%}" for c in saved_all]
+    rows += [
+        "",
+        f"Mean runs saved over the designs: {mean_saved[0]} at lift 0, {mean_saved[1]} at half the lift, "
+        f"{mean_saved[2]} at the planned lift.",
+    ]
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=2000)
     parser.add_argument("--max-trials", type=int, default=20)
+    parser.add_argument(
+        "--futility",
+        type=futility_value,
+        default=DEFAULT_FUTILITY,
+        help=f"the futility rule's k, or none: curtailment only (default {DEFAULT_FUTILITY:g})",
+    )
+    parser.add_argument(
+        "--design", action="store_true", help="the planned-design comparison (see the docstring) only"
+    )
+    parser.add_argument(
+        "--cap-step", type=int, default=5, help="--design: the adaptive caps tried (default 5)"
+    )
     args = parser.parse_args()
+    FUTILITY[0] = args.futility
+    rule = "none" if args.futility is None else f"{args.futility:g}"
+    if args.design:
+        print(
+            f"### Planned designs: power 0.8 for a per-case lift (futility {rule}, {args.reps} runs per "
+            "setting)\n"
+        )
+        print("\n".join(design_table(args.reps, args.cap_step)))
+        return
     print(
-        f"### Paired lift per case (max {args.max_trials} trials per condition, {args.reps} runs per row)\n"
+        f"### Paired lift per case (max {args.max_trials} trials per condition, futility {rule}, "
+        f"{args.reps} runs per row)\n"
     )
     print("\n".join(lift_table(args.reps, args.max_trials)))
     print(
-        f"\n### Pass rate against the threshold 0.5 (max {args.max_trials} trials, {args.reps} runs per row)\n"
+        f"\n### Pass rate against the threshold 0.5 (max {args.max_trials} trials, futility {rule}, "
+        f"{args.reps} runs per row)\n"
     )
     print("\n".join(rate_table(args.reps, args.max_trials)))
 

@@ -8,7 +8,7 @@ from typing import Any
 import msgspec
 
 from .errors import UsageError
-from .model import Suite, TrialPolicy
+from .model import DEFAULT_FUTILITY, Suite, TrialPolicy
 from .scheduler import AA_SUFFIX
 
 
@@ -20,6 +20,26 @@ def trials_value(text: str) -> int | str:
         return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a whole number or 'auto', got {text!r}") from None
+
+
+def futility_value(text: str) -> float | None:
+    """``--futility``: a number of standard errors, at least 0, or ``none`` (curtailment only)."""
+    if text == "none":
+        return None
+    try:
+        k = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a number of standard errors or 'none', got {text!r}"
+        ) from None
+    if not 0.0 <= k < float("inf"):
+        raise argparse.ArgumentTypeError(
+            f"expected a finite number of standard errors, at least 0, got {text!r}"
+        )
+    return k
+
+
+_UNSET: Any = object()  # --futility not given: the policy's default
 
 
 def add_adaptive_flags(trials: argparse._ArgumentGroup) -> None:
@@ -39,6 +59,15 @@ def add_adaptive_flags(trials: argparse._ArgumentGroup) -> None:
         "--min-trials", type=int, default=None, metavar="K", help="with --trials auto: the fewest (default 3)"
     )
     trials.add_argument(
+        "--futility",
+        type=futility_value,
+        default=_UNSET,
+        metavar="K|none",
+        help="with --trials auto: stop a question as futile (inconclusive) once the trials left could not "
+        f"decide it going on at its estimate +/- K standard errors (default {DEFAULT_FUTILITY:g}; none: only "
+        "once no continuation could)",
+    )
+    trials.add_argument(
         "--decision-threshold",
         type=float,
         default=0.5,
@@ -55,15 +84,19 @@ def add_adaptive_flags(trials: argparse._ArgumentGroup) -> None:
 
 
 # The flags above that shape the plan: a resumed run keeps them.
-PLAN_FLAGS = ("max_trials", "min_trials", "decision_threshold", "aa")
+PLAN_FLAGS = ("max_trials", "min_trials", "futility", "decision_threshold", "aa")
 
 
 def trial_policy(args: argparse.Namespace) -> int | TrialPolicy | None:
-    """What ``--trials`` (and ``--max-trials``, ``--min-trials``) asks of every case; None: each its own."""
+    """What ``--trials`` (and ``--max-trials``, ``--min-trials``, ``--futility``) asks of every case; None:
+    each its own."""
     given, most, least = args.trials, args.max_trials, args.min_trials
+    futility = getattr(args, "futility", _UNSET)
     if given != "auto":
-        if most is not None or least is not None:
-            raise UsageError("--max-trials and --min-trials go with --trials auto; add it, or drop them")
+        if most is not None or least is not None or futility is not _UNSET:
+            raise UsageError(
+                "--max-trials, --min-trials and --futility go with --trials auto; add it, or drop them"
+            )
         if given is not None and given < 1:
             raise UsageError(f"--trials must be at least 1, got {given}")
         return given  # type: ignore[no-any-return]
@@ -74,7 +107,8 @@ def trial_policy(args: argparse.Namespace) -> int | TrialPolicy | None:
         raise UsageError(
             f"--min-trials {least} and --max-trials {most}: need 1 <= --min-trials <= --max-trials"
         )
-    return TrialPolicy(auto=True, min_trials=least, max_trials=most)
+    k = default.futility if futility is _UNSET else futility
+    return TrialPolicy(auto=True, min_trials=least, max_trials=most, futility=k)
 
 
 def check_threshold(value: float) -> float:
@@ -125,4 +159,10 @@ def resumed_policy(settings: dict[str, Any], trials: int) -> int | TrialPolicy |
     if "trials_policy" not in settings:
         return trials
     kept = settings["trials_policy"]
-    return kept if kept is None or isinstance(kept, int) else msgspec.convert(kept, TrialPolicy)
+    return kept if kept is None or isinstance(kept, int) else recorded_policy(kept)
+
+
+def recorded_policy(kept: dict[str, Any]) -> TrialPolicy:
+    """A trial policy as a run recorded it. A run from before the futility rule recorded no ``futility``
+    and stopped only by curtailment: it keeps that rule (None), never today's default."""
+    return msgspec.convert({"futility": None, **kept}, TrialPolicy)

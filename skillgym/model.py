@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal, TypeAlias
+from typing import Any, ClassVar, Final, Literal, TypeAlias
 
 import msgspec
 
@@ -52,14 +52,23 @@ class CaseSandbox(Data, frozen=True, kw_only=True):
     readable: tuple[str, ...] = ()
 
 
+DEFAULT_FUTILITY: Final = 1.5  # the futility rule's k, in standard errors (``skillgym.sequential.decide``)
+
+
 class TrialPolicy(Data, frozen=True, kw_only=True):
     """How many trials a case gets: ``count`` of them, or with ``auto`` between ``min_trials`` and
-    ``max_trials``, stopping once its verdict is settled (see ``skillgym.sequential``)."""
+    ``max_trials``, stopping once its verdict is settled or futile (see ``skillgym.sequential``).
+
+    ``futility``: the futility rule's k, fixed before the run: a question stops as futile once the trials
+    left up to ``max_trials``, going on at its estimate plus (or minus) k standard errors, could not decide
+    it. None: curtailment only (futile once no continuation at all could decide it).
+    """
 
     auto: bool = False
     count: int = 1  # the fixed number of trials; unused with auto
     min_trials: int = 3
     max_trials: int = 20
+    futility: float | None = DEFAULT_FUTILITY
 
     @property
     def most(self) -> int:

@@ -5,7 +5,8 @@ rates, ``trials`` trials a side): improved only when its interval excludes zero 
 rejects at the same level. Its power has no closed form, so it is simulated exactly as the report computes
 it, with cases of a common control rate and treatment rate = control + lift, from a fixed seed (common
 random numbers across designs, so a larger design never looks weaker by chance). The per-case adaptive
-design (``--trials auto``) is simulated the same way with ``sequential.decide``.
+design (``--trials auto``) is simulated the same way with ``sequential.decide``, futility rule included:
+a case with a real lift that starts unluckily can stop futile, and that loss is part of its power.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import random
 from typing import Final
 
-from .model import Data
+from .model import DEFAULT_FUTILITY, Data
 from .paired import compare_paired
 from .sequential import decide
 
@@ -21,6 +22,7 @@ SIMULATIONS: Final = 400
 PLAN_SEED: Final = 20_261_202
 MOST_TRIALS: Final = 50  # past this a plan says "not reachable" rather than search on
 MOST_CASES: Final = 400
+MOST_CAP: Final = 100  # the largest --max-trials an adaptive plan searches
 
 
 class Design(Data, frozen=True, kw_only=True):
@@ -122,9 +124,11 @@ def smallest_lift(
 class AdaptiveCase(Data, frozen=True, kw_only=True):
     """One case's adaptive lift decision: how often it is decided "improved", and the trials it takes."""
 
-    power: float
+    power: float  # the share decided improved: futile and undecided-at-the-cap cases are misses
+    futile: float  # the share that stopped futile
     mean_trials_per_side: float
     max_trials: int
+    futility: float | None  # the rule's k (None: curtailment only)
 
 
 def adaptive_case(
@@ -133,26 +137,83 @@ def adaptive_case(
     control: float = 0.5,
     max_trials: int = 20,
     min_trials: int = 3,
+    futility: float | None = DEFAULT_FUTILITY,
     alpha: float = 0.05,
     simulations: int = 200,
     seed: int = PLAN_SEED,
 ) -> AdaptiveCase:
-    """Simulate one case's paired lift under ``--trials auto``: its power and mean trials per condition."""
-    _check_rates(control, lift)
+    """Simulate one case's paired lift under ``--trials auto``: its power and mean trials per condition.
+
+    ``lift`` may be 0 here (the runs a case with no effect takes; its "power" is then the rate of false
+    "improved" verdicts).
+    """
+    if lift != 0.0:
+        _check_rates(control, lift)
     rng = random.Random(seed)
-    hits, used = 0, 0
+    hits = futile = used = 0
     for _ in range(simulations):
         diffs: list[float] = []
         while True:
             d = float(rng.random() < control + lift) - float(rng.random() < control)
             diffs.append(d)
             got = decide(
-                diffs, 0.0, most=max_trials, least=min_trials, alpha=alpha, paired=True, with_interval=False
+                diffs,
+                0.0,
+                most=max_trials,
+                least=min_trials,
+                alpha=alpha,
+                paired=True,
+                with_interval=False,
+                futility=futility,
             )
             if got.settled:
                 break
         hits += got.status == "improved"
+        futile += got.status == "futile"
         used += len(diffs)
     return AdaptiveCase(
-        power=hits / simulations, mean_trials_per_side=used / simulations, max_trials=max_trials
+        power=hits / simulations,
+        futile=futile / simulations,
+        mean_trials_per_side=used / simulations,
+        max_trials=max_trials,
+        futility=futility,
     )
+
+
+def adaptive_cap_needed(
+    lift: float,
+    power: float,
+    *,
+    control: float = 0.5,
+    min_trials: int = 3,
+    futility: float | None = DEFAULT_FUTILITY,
+    alpha: float = 0.05,
+    simulations: int = 200,
+) -> AdaptiveCase | None:
+    """The smallest ``--max-trials`` (a multiple of 5) with which one case's lift reaches ``power``
+    under ``--trials auto`` and the futility rule; None up to MOST_CAP (bisection: power grows with the cap).
+    """
+
+    def at(cap: int) -> AdaptiveCase:
+        return adaptive_case(
+            lift,
+            control=control,
+            max_trials=cap,
+            min_trials=min_trials,
+            futility=futility,
+            alpha=alpha,
+            simulations=simulations,
+        )
+
+    low, high = max(1, min_trials // 5), MOST_CAP // 5  # caps in steps: 5 * step
+    best = at(5 * high)
+    if best.power < power:
+        return None
+    while low < high:
+        mid = (low + high) // 2
+        got = at(5 * mid)
+        if got.power >= power:
+            best, high = got, mid
+        else:
+            low = mid + 1
+    return best

@@ -92,6 +92,7 @@ def settle(
             most=policy.max_trials,
             least=policy.min_trials,
             with_interval=with_interval,
+            futility=policy.futility,
         )
     treated, control = (series(cell) for cell in question.cells)
     diffs = [
@@ -106,6 +107,7 @@ def settle(
         least=policy.min_trials,
         paired=True,
         with_interval=with_interval,
+        futility=policy.futility,
     )
 
 

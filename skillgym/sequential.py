@@ -31,7 +31,7 @@ import math
 from collections.abc import Sequence
 from typing import Final, Literal
 
-from .model import Data
+from .model import DEFAULT_FUTILITY, Data
 from .stats import Interval
 
 DEFAULT_ALPHA: Final = 0.05
@@ -135,15 +135,27 @@ def decide(
     alpha: float = DEFAULT_ALPHA,
     paired: bool = False,
     with_interval: bool = True,
+    futility: float | None = DEFAULT_FUTILITY,
 ) -> Decision:
     """Settle "is the mean of ``xs`` above or below ``boundary``?" with at most ``most`` observations.
 
     ``paired``: ``xs`` are differences in [-1, 1] and the answers read "improved"/"regressed"; else they
     are outcomes in [0, 1] and read "above"/"below". Decided once the confidence sequence excludes the
-    boundary (and at least ``least`` observations are in); futile once neither extreme continuation up to
-    ``most`` (every further value at the top, or every one at the bottom: the runs that move the capital
-    furthest to each side) would exclude it; at its cap at ``most``. The horizon of the bets is ``most``.
-    Stopping for futility can only withhold a verdict, so it never raises the error rate.
+    boundary (and at least ``least`` observations are in); at its cap at ``most``. The horizon of the bets
+    is ``most``.
+
+    Futile (at least ``least`` observations in) once the rest of the trials up to ``most`` could not
+    decide it even if they went on at an optimistic value: the mean so far plus ``futility`` standard
+    errors (towards deciding above), and minus them (towards below), each every remaining observation,
+    clipped to [0, 1]. The standard error is the regularised one of the bets, sqrt(v / n) with
+    v = (1/4 + sum of squared deviations) / (n + 1), so a few equal values do not read as certainty.
+    ``futility=None`` (k infinite) projects the extremes instead, every further value at the top or
+    every one at the bottom: curtailment, futile only when no continuation at all could decide it; a
+    finite k also stops at curtailment. The rule is fixed before the run (the trial policy carries k),
+    and stopping for futility can only withhold a verdict ("inconclusive"), so it never raises the
+    error rate of "improved"/"regressed": the confidence sequence holds at every stopping time.
+    Its cost is power (a case with a real effect that starts unluckily stops unanswered), which
+    ``skillgym.power`` simulates with the rule.
     """
     unit = _to_unit(xs) if paired else [float(x) for x in xs]
     _check_unit(unit)
@@ -163,17 +175,27 @@ def decide(
         status = ("improved" if above else "regressed") if paired else ("above" if above else "below")
     elif n >= most:
         status = "max-trials"
-    elif n >= least and _futile(unit, m, most, alpha):
+    elif n >= least and (
+        _futile(unit, m, most, alpha, (0.0, 1.0))
+        or (futility is not None and _futile(unit, m, most, alpha, _projection(unit, futility)))
+    ):
         status = "futile"
     return Decision(status=status, n=n, estimate=estimate, interval=interval)
 
 
-def _futile(unit: Sequence[float], m: float, most: int, alpha: float) -> bool:
-    """No run of the most favourable outcomes up to ``most`` would exclude ``m`` on either side."""
+def _projection(unit: Sequence[float], k: float) -> tuple[float, float]:
+    """The values the futility rule continues with: the mean minus and plus ``k`` standard errors."""
+    n = len(unit)
+    mean = math.fsum(unit) / n
+    variance = (0.25 + math.fsum((x - mean) ** 2 for x in unit)) / (n + 1)
+    spread = k * math.sqrt(variance / n)
+    return max(0.0, mean - spread), min(1.0, mean + spread)
+
+
+def _futile(unit: Sequence[float], m: float, most: int, alpha: float, values: Sequence[float]) -> bool:
+    """Continuing up to ``most`` with every further observation at one of ``values`` never excludes ``m``."""
     rest = most - len(unit)
-    return not any(
-        rejects([*unit, *([extreme] * rest)], m, alpha=alpha, horizon=most) for extreme in (0.0, 1.0)
-    )
+    return not any(rejects([*unit, *([v] * rest)], m, alpha=alpha, horizon=most) for v in values)
 
 
 def _to_unit(diffs: Sequence[float]) -> list[float]:

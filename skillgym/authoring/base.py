@@ -9,6 +9,7 @@ import msgspec
 
 from ..errors import DefinitionError
 from ..model import (
+    DEFAULT_FUTILITY,
     AntiPatternRule,
     Budget,
     Case,
@@ -209,7 +210,13 @@ class CaseBuilder(Recorder):
         self._budget = self._once("c.budget()", budget, at)
 
     def trials(
-        self, count: int | Literal["auto"], /, *, max_trials: int | None = None, min_trials: int | None = None
+        self,
+        count: int | Literal["auto"],
+        /,
+        *,
+        max_trials: int | None = None,
+        min_trials: int | None = None,
+        futility: float | None = DEFAULT_FUTILITY,
     ) -> None:
         """This case's trials per condition: a number, or ``"auto"`` (adaptive: see ``skillgym.trials``).
 
@@ -217,7 +224,7 @@ class CaseBuilder(Recorder):
         """
         at = self._use("trials")
         policy = make_trial_policy(
-            count, max_trials, min_trials, call="c.trials()", case_id=self._case_id, origin=at
+            count, max_trials, min_trials, futility, call="c.trials()", case_id=self._case_id, origin=at
         )
         self._trials = self._once("c.trials()", policy, at)
 
@@ -480,6 +487,7 @@ def make_trial_policy(
     count: object,
     max_trials: object,
     min_trials: object,
+    futility: object = DEFAULT_FUTILITY,
     *,
     call: str,
     case_id: str | None,
@@ -489,9 +497,10 @@ def make_trial_policy(
     default = TrialPolicy()
     if count != "auto":
         number = check_int(count, what=f"{call} count", case_id=case_id, origin=origin)
-        if max_trials is not None or min_trials is not None:
+        if max_trials is not None or min_trials is not None or futility != DEFAULT_FUTILITY:
             raise DefinitionError(
-                f"{call} takes max_trials= and min_trials= only with 'auto'; drop them, or pass 'auto'",
+                f"{call} takes max_trials=, min_trials= and futility= only with 'auto'; drop them, "
+                "or pass 'auto'",
                 case_id=case_id,
                 origin=origin,
             )
@@ -512,4 +521,9 @@ def make_trial_policy(
             case_id=case_id,
             origin=origin,
         )
-    return TrialPolicy(auto=True, min_trials=least, max_trials=most)
+    k = (
+        None
+        if futility is None
+        else check_number(futility, what=f"{call} futility", case_id=case_id, origin=origin, inclusive=True)
+    )
+    return TrialPolicy(auto=True, min_trials=least, max_trials=most, futility=k)

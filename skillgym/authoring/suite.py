@@ -8,6 +8,7 @@ from typing import Literal
 from ..errors import DefinitionError
 from ..gates.expression import GateSyntaxError, parse_gate
 from ..model import (
+    DEFAULT_FUTILITY,
     AntiPatternRule,
     Command,
     Condition,
@@ -185,17 +186,26 @@ def anti_pattern(
 
 
 def trials(
-    count: int | Literal["auto"], /, *, max_trials: int | None = None, min_trials: int | None = None
+    count: int | Literal["auto"],
+    /,
+    *,
+    max_trials: int | None = None,
+    min_trials: int | None = None,
+    futility: float | None = DEFAULT_FUTILITY,
 ) -> TrialPolicy:
     """The suite's default trials per case and condition: a number, or ``"auto"`` (adaptive trials).
 
     ``"auto"`` runs at least ``min_trials`` (default 3) and at most ``max_trials`` (default 20) trials,
-    stopping a case under a condition once its verdict is settled (README: Adaptive trials). A case's own
-    ``c.trials(...)`` overrides this default, and ``--trials`` on the command line overrides both.
+    stopping a case under a condition once its verdict is settled, or once it is futile (README: Adaptive
+    trials). ``futility`` is the futility rule's k, fixed before the run: a question stops, inconclusive,
+    once the trials left up to ``max_trials`` could not decide it even going on at its estimate plus (or
+    minus) k standard errors; larger k stops later (more power, more trials), None stops only when no
+    continuation at all could decide it. A case's own ``c.trials(...)`` overrides this default, and
+    ``--trials`` on the command line overrides both.
     """
     at = caller_origin()
     policy = make_trial_policy(
-        count, max_trials, min_trials, call="skillgym.trials()", case_id=None, origin=at
+        count, max_trials, min_trials, futility, call="skillgym.trials()", case_id=None, origin=at
     )
     current_registry().set_trials(policy, at)
     return policy

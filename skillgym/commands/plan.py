@@ -9,11 +9,19 @@ from typing import Any
 import msgspec
 from rich.console import Console
 
+from ..adaptive import futility_value
 from ..errors import ExitCode, UsageError
 from ..loader import load_suite
-from ..model import LANES
+from ..model import DEFAULT_FUTILITY, LANES
 from ..plan import build_plan
-from ..power import adaptive_case, cases_needed, smallest_lift, suite_power, trials_needed
+from ..power import (
+    adaptive_cap_needed,
+    adaptive_case,
+    cases_needed,
+    smallest_lift,
+    suite_power,
+    trials_needed,
+)
 from ..scheduler import lift_pairs
 
 
@@ -60,6 +68,13 @@ def add_parser(sub: Any) -> None:
         metavar="N",
         help="the cap of an adaptive case (--trials auto) (default 20)",
     )
+    plan.add_argument(
+        "--futility",
+        type=futility_value,
+        default=DEFAULT_FUTILITY,
+        metavar="K|none",
+        help=f"the futility rule of an adaptive case, as run --futility (default {DEFAULT_FUTILITY:g})",
+    )
     plan.add_argument("--json", action="store_true", help="machine-readable output")
 
 
@@ -101,7 +116,8 @@ def main(args: argparse.Namespace, out: Console, err: Console) -> int:
                 "smallest_lift_at_trials": smallest_lift(cases, args.trials, args.target, **knobs),
             }
         )
-    adaptive = adaptive_case(args.lift, max_trials=args.max_trials, **knobs)
+    adaptive = adaptive_case(args.lift, max_trials=args.max_trials, futility=args.futility, **knobs)
+    cap = adaptive_cap_needed(args.lift, args.target, futility=args.futility, **knobs)
     doc = {
         "lift": args.lift,
         "power": args.target,
@@ -110,6 +126,7 @@ def main(args: argparse.Namespace, out: Console, err: Console) -> int:
         "trials": args.trials,
         "lanes": lanes,
         "adaptive_case": msgspec.to_builtins(adaptive),
+        "adaptive_cap_needed": None if cap is None else msgspec.to_builtins(cap),
     }
     if args.json:
         out.out(msgspec.json.encode(doc).decode(), highlight=False)
@@ -151,8 +168,20 @@ def _lines(doc: dict[str, Any], args: argparse.Namespace) -> list[str]:
             + (f"{smallest:.2f}" if smallest is not None else "none, even a lift to 1.0")
         )
     a = doc["adaptive_case"]
+    rule = "none" if a["futility"] is None else f"{a['futility']:g}"
     lines.append(
-        f"per case, --trials auto --max-trials {a['max_trials']}: its own lift is decided improved with "
-        f"power {a['power']:.2f}, after {a['mean_trials_per_side']:.1f} trials per condition on average"
+        f"per case, --trials auto --max-trials {a['max_trials']} --futility {rule}: its own lift is decided "
+        f"improved with power {a['power']:.2f} (futile {a['futile']:.0%}, inconclusive), after "
+        f"{a['mean_trials_per_side']:.1f} trials per condition on average"
+    )
+    cap = doc["adaptive_cap_needed"]
+    lines.append(
+        f"  --max-trials for power {target:g} per case: "
+        + (
+            f"{cap['max_trials']} (power {cap['power']:.2f}, {cap['mean_trials_per_side']:.1f} trials per "
+            "condition on average at this lift)"
+            if cap is not None
+            else "more than 100: plan for a larger lift or suite-level verdicts"
+        )
     )
     return lines

@@ -6,8 +6,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any, Final
 
-import msgspec
-
+from ..adaptive import recorded_policy
 from ..identity import Group
 from ..model import Data, TrialPolicy
 from ..multiplicity import fisher_exact_p
@@ -19,6 +18,13 @@ from ..stats import Interval, wilson_interval
 METHOD: Final = (
     "betting confidence sequences (Waudby-Smith & Ramdas 2023, hedged capital with the predictable plug-in "
     "bet), anytime-valid at 95%"
+)
+FUTILITY: Final = (
+    "a question stops as futile, inconclusive, once the trials left up to its cap could not decide it even "
+    "going on at its estimate plus (or minus) k standard errors, k fixed before the run (the trial policy's "
+    "futility; none: only once no continuation at all could decide it). Futile is no verdict and not "
+    "evidence of no effect: the question is open at this cap. Stopping for futility only withholds "
+    "verdicts, so it adds no false improved/regressed; its cost is power, which skillgym plan --power counts"
 )
 
 
@@ -35,6 +41,8 @@ class QuestionOutcome(Data, frozen=True, kw_only=True):
     n: int  # observations: trials, or pairs of trials with the same index
     estimate: float | None
     interval: Interval | None  # the confidence sequence at n
+    # The futility rule's k of the case's policy (None: curtailment only, as every run before the rule).
+    futility: float | None = None
 
 
 class CellStop(Data, frozen=True, kw_only=True):
@@ -50,6 +58,7 @@ class CellStop(Data, frozen=True, kw_only=True):
 
 class AdaptiveSummary(Data, frozen=True, kw_only=True):
     method: str = METHOD
+    futility_rule: str = FUTILITY
     alpha: float = DEFAULT_ALPHA
     decision_threshold: float
     planned_most: int  # the trials the plan allowed its adaptive cells (every max_trials summed)
@@ -73,7 +82,7 @@ class AACalibration(Data, frozen=True, kw_only=True):
 
 def auto_policies(settings: dict[str, Any]) -> dict[str, TrialPolicy]:
     """The adaptive cases of a run and their policies, as run.start recorded them."""
-    return msgspec.convert(settings.get("auto", {}), dict[str, TrialPolicy])
+    return {case_id: recorded_policy(kept) for case_id, kept in settings.get("auto", {}).items()}
 
 
 def _by_cell(results: Sequence[TrialResult]) -> dict[Group, dict[int, float | None]]:
@@ -109,6 +118,7 @@ def adaptive_summary(
             n=d.n,
             estimate=d.estimate,
             interval=d.interval,
+            futility=auto[q.cells[0][1]].futility,
         )
         for q, d in decided
     )
@@ -119,7 +129,7 @@ def adaptive_summary(
             condition=cell[2],
             provider=cell[3],
             trials=len(observed[cell]),
-            reason="; ".join(_reason(q, d) for q, d in decided if cell in q.cells),
+            reason="; ".join(_reason(q, d, auto[cell[1]]) for q, d in decided if cell in q.cells),
         )
         for cell in cells
     )
@@ -138,16 +148,22 @@ _WORDS: Final = {
     "below": "pass rate decided below {t:g}",
     "improved": "{name}: decided, improved",
     "regressed": "{name}: decided, regressed",
-    "futile": "{name}: futile (not even the trials left up to the cap all going one way could decide it)",
+    "futile": "{name}: futile, inconclusive ({why})",
     "max-trials": "{name}: undecided at the cap",
     "open": "{name}: still open (the run stopped first)",
 }
 
 
-def _reason(q: Question, d: Decision) -> str:
+def _reason(q: Question, d: Decision, policy: TrialPolicy) -> str:
     unit = "trials" if len(q.cells) == 1 else "pairs"
     threshold = float(q.name.rsplit(" ", 1)[-1]) if len(q.cells) == 1 else 0.0
-    return _WORDS[d.status].format(t=threshold, name=q.name) + f" after {d.n} {unit}"
+    why = (
+        "not even the trials left up to the cap all going one way could decide it"
+        if policy.futility is None
+        else f"the trials left up to the cap could not decide it going on at the estimate "
+        f"+/- {policy.futility:g} standard errors"
+    )
+    return _WORDS[d.status].format(t=threshold, name=q.name, why=why) + f" after {d.n} {unit}"
 
 
 def sequence_intervals(
@@ -241,6 +257,8 @@ def adaptive_lines(summary: AdaptiveSummary) -> list[str]:
         "which a Wilson interval after every trial would not. A lift pairs trial i of the treatment with "
         "trial i of the control. Suite-level intervals over cases (Condition comparison) average case means "
         "that stopped early when decided; read them as descriptive, and the verdicts here as the design's.",
+        "",
+        f"Futility: {summary.futility_rule}.",
         "",
         f"{summary.trials_run} trials run of at most {summary.planned_most} planned ({saved} not needed).",
         "",

@@ -146,6 +146,22 @@ def test_plan_power_answers_both_ways(suite_dir: SuiteDir) -> None:
     assert proc.returncode == 2 and "--power" in proc.stderr
 
 
+def test_plan_power_counts_the_futility_rule(suite_dir: SuiteDir) -> None:
+    root = suite_dir(SUITE)
+    proc = run_cli("plan", "--power", "--suite", str(root), "--lift", "0.5", "--max-trials", "15", "--json",
+                   cwd=root.parent)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    case, cap = doc["adaptive_case"], doc["adaptive_cap_needed"]
+    assert case["futility"] == 1.5 and case["max_trials"] == 15 and 0.0 < case["futile"] < 1.0
+    assert cap["power"] >= 0.8 and cap["max_trials"] % 5 == 0 and cap["futility"] == 1.5
+    proc = run_cli("plan", "--power", "--suite", str(root), "--lift", "0.5", "--futility", "none",
+                   cwd=root.parent)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "--futility none: its own lift is decided improved with power" in proc.stdout
+    assert "--max-trials for power 0.8 per case: " in proc.stdout
+
+
 def test_several_providers_and_concurrency_close_every_cell(suite_dir: SuiteDir) -> None:
     root = suite_dir({**SUITE, **{f"stubs/{c}.md": "I would wait for the line.\n" for c in "abc"}})
     _, run_dir = _run(root, "--provider", "stub", "--trials", "auto", "--max-trials", "8", "--condition",
@@ -161,6 +177,49 @@ def test_several_providers_and_concurrency_close_every_cell(suite_dir: SuiteDir)
     by_provider = {q["provider"]: q["status"] for q in report["adaptive"]["questions"]}
     # The stub answers alike under both conditions: no difference, futile before the cap of 8 pairs.
     assert by_provider["command"] == "improved" and by_provider["stub"] in ("futile", "max-trials")
+
+
+def test_a_case_with_no_difference_stops_futile_and_the_report_says_what_that_means(
+    suite_dir: SuiteDir,
+) -> None:
+    root = suite_dir({**SUITE, **{f"stubs/{c}.md": "I would wait for the line.\n" for c in "abc"}})
+    _, run_dir = _run(root, "--provider", "stub", "--trials", "auto", "--max-trials", "20", "--condition",
+                      "none", "--condition", "preloaded", "--concurrency", "1")  # fmt: skip
+    report = json.loads((run_dir / "report.json").read_text())
+    adaptive = report["adaptive"]
+    stub = [q for q in adaptive["questions"] if q["provider"] == "stub"]
+    # (The command agent never passes under none, always under preloaded: those lifts are decided.)
+    # The stub passes under both conditions: every pair a tie. Curtailment runs 14 pairs of the 20 (till
+    # six wins in a row could no longer decide it); the futility rule, fixed in the policy, stops after 4.
+    assert [(q["status"], q["n"], q["futility"]) for q in stub] == [("futile", 4, 1.5)] * 3
+    assert all(
+        c["reason"] == "preloaded vs none: futile, inconclusive (the trials left up to the cap could not "
+        "decide it going on at the estimate +/- 1.5 standard errors) after 4 pairs"
+        for c in adaptive["cells"]
+        if c["provider"] == "stub"
+    )
+    assert "not evidence of no effect" in adaptive["futility_rule"]
+    md = (run_dir / "report.md").read_text()
+    assert "Futility: a question stops as futile, inconclusive" in md
+    html = (run_dir / "report.html").read_text()
+    assert "<b>Futility:</b> a question stops as futile" in html
+    start = json.loads((run_dir / "events.jsonl").read_text().splitlines()[0])
+    assert start["settings"]["trials_policy"]["futility"] == 1.5  # recorded: a resume uses the same rule
+
+
+def test_futility_none_keeps_curtailment_only(suite_dir: SuiteDir) -> None:
+    root = suite_dir({**SUITE, **{f"stubs/{c}.md": "I would wait for the line.\n" for c in "abc"}})
+    _, run_dir = _run(root, "--provider", "stub", "--trials", "auto", "--max-trials", "20", "--condition",
+                      "none", "--condition", "preloaded", "--futility", "none", "--case", "a",
+                      "--concurrency", "1")  # fmt: skip
+    questions = json.loads((run_dir / "report.json").read_text())["adaptive"]["questions"]
+    (q,) = [q for q in questions if q["provider"] == "stub"]
+    assert (q["status"], q["n"], q["futility"]) == ("futile", 14, None)
+    proc = run_cli("run", "--suite", str(root), "--futility", "1", "--dry-run", cwd=root.parent)
+    assert proc.returncode == 2 and "--futility go with --trials auto" in proc.stderr
+    proc = run_cli("run", "--suite", str(root), "--trials", "auto", "--futility", "-1", "--dry-run",
+                   cwd=root.parent)  # fmt: skip
+    assert proc.returncode == 2 and "at least 0" in proc.stderr
 
 
 def test_aa_under_auto_trials_counts_the_adaptive_decisions(suite_dir: SuiteDir) -> None:

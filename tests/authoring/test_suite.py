@@ -253,16 +253,24 @@ def test_trials_default_and_case_override() -> None:
             c.prompt("p")
             c.expect_skill(None)
             c.trials(4)
+        with prompt_case("b") as c:
+            c.category("x")
+            c.prompt("p")
+            c.expect_skill(None)
+            c.trials("auto", futility=None)
         suite = reg.build("evals")
-    assert suite.trials == TrialPolicy(auto=True, min_trials=3, max_trials=12)
+    assert suite.trials == TrialPolicy(auto=True, min_trials=3, max_trials=12, futility=1.5)
     assert suite.cases[0].trials == TrialPolicy(count=4)
+    assert suite.cases[1].trials == TrialPolicy(auto=True, futility=None)
 
 
 @pytest.mark.parametrize(
     ("call", "message"),
     [
         ("c.trials('auto', max_trials=2, min_trials=5)", "min_trials=5 above max_trials=2"),
-        ("c.trials(3, max_trials=5)", "max_trials= and min_trials= only with 'auto'"),
+        ("c.trials(3, max_trials=5)", "max_trials=, min_trials= and futility= only with 'auto'"),
+        ("c.trials(3, futility=1)", "futility= only with 'auto'"),
+        ("c.trials('auto', futility=-1)", "c.trials() futility must be a number at least 0"),
         ("c.trials(0)", "c.trials() count must be a whole number of at least 1"),
         ("c.trials('many')", "c.trials() count must be a whole number"),
         ("c.trials(2); c.trials(3)", "c.trials() was already called"),
