@@ -131,9 +131,10 @@ class TrialResult(Data, frozen=True, kw_only=True):
     warnings: tuple[str, ...] = ()
     started_at: float
     finished_at: float
-    duration_s: float  # finished_at - started_at, less the time spent waiting for an agent slot
+    duration_s: float  # finished_at - started_at, less the time waiting for an agent slot and judging
     paths: TrialPaths
     waited_s: float = 0.0  # set up and waiting for one of the --concurrency slots
+    judge_s: float = 0.0  # the judge grading the judged checks: its time, never the agent's
     node: str | None = None  # the cluster node it ran on (--executor ray); None: the run's own machine
 
     @property

@@ -149,6 +149,7 @@ async def run_trial(
         got.graded,
         got.error,
         waited=got.waited,
+        judging=got.judging,
         started=started,
         clock=clock,
         judged=got.judged,
@@ -250,7 +251,7 @@ _Phase = Literal["setup", "agent", "grading"]
 class _Attempt:
     """What a trial got to under its wall-clock limit; filled in stage by stage, read once by ``record``."""
 
-    __slots__ = ("error", "graded", "judge_warnings", "judged", "outcome", "phase", "waited")
+    __slots__ = ("error", "graded", "judge_warnings", "judged", "judging", "outcome", "phase", "waited")
 
     def __init__(self) -> None:
         self.phase: _Phase = "setup"  # where the wall-clock limit found the trial, if it ran out
@@ -260,6 +261,7 @@ class _Attempt:
         self.waited = 0.0
         self.judged: JudgeFile | None = None
         self.judge_warnings: tuple[str, ...] = ()
+        self.judging = 0.0  # seconds the judge took: the judge's time, not the agent's
 
 
 async def _attempt(trial: Trial, provider: Provider, slots: AgentSlots | None) -> _Attempt:
@@ -299,7 +301,11 @@ async def _stages(
         got.phase = "grading"
         got.graded = await grade_outcome(trial, outcome, agent_started=agent_started)
         if outcome.ok and needs_judge(trial.case):
-            await _judge(trial, outcome, got)
+            since = time.monotonic()
+            try:
+                await _judge(trial, outcome, got)
+            finally:
+                got.judging = time.monotonic() - since
     finally:
         if slots is not None:
             slots.give()
@@ -423,6 +429,7 @@ async def record(
     clock: Callable[[], float] = time.time,
     judged: JudgeFile | None = None,
     judge_warnings: tuple[str, ...] = (),
+    judging: float = 0.0,
 ) -> TrialResult:
     """Clean up, write the trial's files and result.json; the result, with secrets scrubbed."""
     settings = trial.settings
@@ -467,9 +474,10 @@ async def record(
         warnings=tuple(scrub(w, trial.secrets) for w in warnings),
         started_at=started,
         finished_at=finished,
-        duration_s=round(finished - started - waited, 6),
+        duration_s=round(finished - started - waited - judging, 6),
         paths=paths,
         waited_s=round(waited, 6),
+        judge_s=round(judging, 6),
         node=settings.node,
     )
     return _write_result(trial, result)

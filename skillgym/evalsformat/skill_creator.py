@@ -110,7 +110,8 @@ def grading(
         "execution_metrics": execution_metrics(result, trace, transcript_chars),
         "timing": {
             "executor_duration_seconds": round(result.duration_s, 3),
-            "total_duration_seconds": round(result.duration_s, 3),
+            "grader_duration_seconds": round(result.judge_s, 3),
+            "total_duration_seconds": round(result.duration_s + result.judge_s, 3),
         },
         "user_notes_summary": {"uncertainties": [], "needs_review": notes, "workarounds": []},
         "skillgym": _trial(result),
@@ -138,12 +139,14 @@ def tokens(result: TrialResult) -> int | None:
 
 
 def timing(result: TrialResult) -> dict[str, Any]:
-    """The run's timing.json: tokens and wall time of the agent's work (its wait for a slot left out)."""
+    """The run's timing.json: tokens and wall time of the agent's work (its wait for a slot left out) and
+    of the judge's grading (the total is both)."""
     return {
         "total_tokens": tokens(result),
         "duration_ms": round(result.duration_s * 1000),
-        "total_duration_seconds": round(result.duration_s, 3),
+        "total_duration_seconds": round(result.duration_s + result.judge_s, 3),
         "executor_duration_seconds": round(result.duration_s, 3),
+        "grader_duration_seconds": round(result.judge_s, 3),
     }
 
 

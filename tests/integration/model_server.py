@@ -12,6 +12,7 @@ import http.server
 import json
 import re
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from types import TracebackType
 from typing import Any, Self, TypeAlias
@@ -38,6 +39,7 @@ class Say(msgspec.Struct, frozen=True, kw_only=True):
 
     text: str
     usage: Usage = _NO_USAGE
+    delay_s: float = 0.0  # how long the model "thinks" before it answers
 
 
 class Shell(msgspec.Struct, frozen=True, kw_only=True):
@@ -143,6 +145,8 @@ def _handler_for(server: ModelServer) -> type[http.server.BaseHTTPRequestHandler
                 return
             body = json.loads(raw or b"{}")
             reply = server._next(Recorded(path=path, headers=dict(self.headers.items()), body=body))
+            if isinstance(reply, Say) and reply.delay_s:
+                time.sleep(reply.delay_s)  # each request has a thread of its own (ThreadingHTTPServer)
             if gemini is not None:
                 self._gemini(reply, gemini["model"], stream=gemini["method"] == "streamGenerateContent")
                 return

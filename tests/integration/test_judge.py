@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from skillgym.judge.pairwise import pair_order
@@ -194,6 +195,19 @@ def test_a_fail_verdict_fails_the_trial_and_the_second_grading_asks_nobody(
     assert again["status"] == "failed"
     assert judged_again["records"][0]["source"] == "cache"
     assert again["judge_usage"] is None  # a cached answer costs nothing in this run
+
+
+def test_the_judge_s_time_is_its_own_not_the_agent_s(
+    tmp_path: Path, model_server: ModelServer, request: pytest.FixtureRequest
+) -> None:
+    env = request.getfixturevalue("claude_env")
+    model_server.script([msgspec.structs.replace(PASS, delay_s=3.0)])
+    result, _, _ = _judge_run(tmp_path, env, f"claude:{MODEL}")
+    assert result["status"] == "passed"
+    # The stub agent answers at once; the judge took over 3 s, and that is judge_s, not duration_s.
+    assert result["judge_s"] >= 3.0
+    assert result["duration_s"] < 1.5
+    assert result["finished_at"] - result["started_at"] >= result["duration_s"] + 3.0
 
 
 @pytest.mark.parametrize(
