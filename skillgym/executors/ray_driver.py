@@ -182,7 +182,6 @@ def node_run(run: RunContext, transfer: Any) -> NodeRun:
         sandbox_writable=options.sandbox_writable,
         keep_workspaces=options.keep_workspaces,
         record=options.record,
-        secrets=settings.secrets,
         injected=settings.injected,
         prices=settings.prices,
         judge=None

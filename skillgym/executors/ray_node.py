@@ -65,7 +65,6 @@ class NodeRun(Data, frozen=True, kw_only=True):
     sandbox_writable: tuple[str, ...] = ()
     keep_workspaces: bool = False
     record: bool = False
-    secrets: tuple[str, ...] = ()
     injected: dict[str, str] = {}
     prices: PriceTable | None = None
     judge: JudgeArgs | None = None
@@ -135,6 +134,15 @@ class _Opened:
         self.providers = providers
         self.sandbox = sandbox
         self.cases = {c.id: c for c in run.suite.cases}
+        # What a trial here scrubs from what it writes: as a local run on this node would, the suite's
+        # secrets, this node's secret-looking environment and the credentials its agents get. The
+        # driver's own are never sent: they cannot reach a trial here.
+        from ..redact import secret_values, suite_secrets
+        from ..runner import provider_credentials
+
+        self.secrets = suite_secrets(
+            run.suite, (*secret_values(os.environ), *provider_credentials(providers))
+        )
         self.shared: bool | None = None  # whether this node writes in the run folder itself
 
 
@@ -230,7 +238,6 @@ def _writes_in_place(opened: _Opened) -> bool:
 
 async def _trial(opened: _Opened, case_id: str, item: WorkItem, run_dir: str, node: str) -> TrialResult:
     from ..judge.run import open_session
-    from ..runner import provider_credentials
     from ..trial import TrialSettings, run_trial
 
     run = opened.run
@@ -253,8 +260,7 @@ async def _trial(opened: _Opened, case_id: str, item: WorkItem, run_dir: str, no
         run_id=run.run_id,
         keep_workspaces=run.keep_workspaces,
         record=run.record,
-        # The driver's secrets and the credentials this node passes to its agents, whatever their names.
-        secrets=tuple(dict.fromkeys((*run.secrets, *provider_credentials(opened.providers)))),
+        secrets=opened.secrets,
         injected=run.injected,
         sandbox=opened.sandbox,
         network=run.network,

@@ -7,7 +7,8 @@ and probes outside ones otherwise), and a PID namespace whose first process it i
 starts — Ray's, skillgym's, the agents' — ends when it does. The spec names the nodes (their CPUs and the
 environment each is started with) and the steps: skillgym commands, run to their end or stopped midway
 (the driver SIGKILLed, or a node killed by the PIDs of its processes). What happened is printed as one
-JSON document: each node's id, and each step's exit code and output.
+JSON document: each node's id, and each step's exit code and output. benchmarks/ray_cluster.py runs its
+measurements on the same cluster.
 """
 
 from __future__ import annotations
@@ -35,12 +36,15 @@ def main(spec: dict[str, Any]) -> dict[str, Any]:
     # left there makes the nodes refuse each other.
     os.environ["HOME"] = str(temp / "home")
     (temp / "home").mkdir(exist_ok=True)
-    nodes = {
-        name: start_node(name, node, head=index == 0, temp=temp)
-        for index, (name, node) in enumerate(spec["nodes"].items())
-    }
-    ids = wait_for_nodes(list(spec["nodes"]))
-    steps = [run_step(step, nodes, spec) for step in spec["steps"]]
+    nodes: dict[str, subprocess.Popen[bytes]] = {}
+    try:
+        for index, (name, node) in enumerate(spec["nodes"].items()):
+            nodes[name] = start_node(name, node, head=index == 0, temp=temp)
+        ids = wait_for_nodes(list(spec["nodes"]))
+        steps = [run_step(step, nodes, spec) for step in spec["steps"]]
+    finally:
+        for node in reversed(nodes.values()):  # each node by the PIDs of its processes, the head last
+            kill_tree(node.pid)
     return {"nodes": ids, "steps": steps}
 
 
@@ -82,14 +86,20 @@ def wait_for_nodes(names: list[str]) -> dict[str, str]:
 
 
 def run_step(step: dict[str, Any], nodes: dict[str, subprocess.Popen[bytes]], spec: dict[str, Any]) -> Any:
-    argv = [sys.executable, "-m", "skillgym", *map(_resolved, step["args"])]
+    """One skillgym command (``args``), or several at once (``parallel``: a list of them, for shards)."""
     for stale in Path(step.get("clear", "/nonexistent")).glob("*"):  # what earlier steps' agents left
         stale.unlink()
-    env = {**os.environ, "NO_COLOR": "1", "RAY_ADDRESS": ADDRESS, **spec.get("env", {})}
+    if "parallel" in step:
+        started = time.time()
+        children = [_start(args, spec) for args in step["parallel"]]
+        outs = [child.communicate(timeout=600) for child in children]
+        return {
+            "rc": [child.returncode for child in children],
+            "stderr": [err for _, err in outs],
+            "seconds": round(time.time() - started, 2),
+        }
     started = time.time()
-    child = subprocess.Popen(
-        argv, cwd=spec["cwd"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
+    child = _start(step["args"], spec)
     killed: list[int] = []
     when = step.get("when")
     if when is not None:
@@ -108,6 +118,14 @@ def run_step(step: dict[str, Any], nodes: dict[str, subprocess.Popen[bytes]], sp
         "killed": killed,
         "seconds": round(time.time() - started, 2),
     }
+
+
+def _start(args: list[str], spec: dict[str, Any]) -> subprocess.Popen[str]:
+    argv = [sys.executable, "-m", "skillgym", *map(_resolved, args)]
+    env = {**os.environ, "NO_COLOR": "1", "RAY_ADDRESS": ADDRESS, **spec.get("env", {})}
+    return subprocess.Popen(
+        argv, cwd=spec["cwd"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
 
 
 def _resolved(arg: str) -> str:

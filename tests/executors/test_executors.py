@@ -189,3 +189,24 @@ def test_help_lists_the_executors(tmp_path: Path) -> None:
     done = run_cli("run", "--help", cwd=tmp_path)
     assert "executor (where trials run)" in done.stdout
     assert "local, ray (default local" in " ".join(done.stdout.split())
+
+
+@pytest.mark.anyio
+async def test_what_a_node_is_sent_holds_none_of_the_driver_s_own_secrets(tmp_path: Path) -> None:
+    from skillgym.executors.ray_driver import node_run
+    from skillgym.executors.ray_node import encode
+    from skillgym.loader import load_suite
+    from skillgym.plan import build_plan
+    from skillgym.runner import RunOptions, detect_providers, run_context
+
+    root = write_suite(tmp_path / "evals", SUITE)
+    suite = load_suite(root)
+    plan = build_plan(suite, providers=("stub",))
+    driver_secret = "sk-driver-only-0123456789abcdef"
+    options = RunOptions(output=str(tmp_path / "runs"), secrets=(driver_secret,))
+    providers = await detect_providers(plan, suite, options)
+    run = run_context(plan, suite, options, providers, run_id="r", run_dir=tmp_path / "runs" / "r")
+    assert driver_secret in run.settings.secrets  # a local trial scrubs it...
+    blob = encode(node_run(run, "auto"))
+    assert driver_secret.encode() not in blob  # ...and a node never gets it: its trials cannot see it
+    assert str(root.resolve()).encode() in blob  # the suite travels, at its absolute path
