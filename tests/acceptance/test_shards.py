@@ -26,6 +26,7 @@ VOLATILE = {
     "finished_at",
     "duration_s",
     "waited_s",
+    "judge_s",
     "argv",
     "run_dir",
     "concurrency",
