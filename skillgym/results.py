@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from typing import Final, Literal, TypeAlias
+
+import msgspec
 
 from .cost.prices import Cost
 from .identity import TrialId
@@ -140,3 +143,19 @@ class TrialResult(Data, frozen=True, kw_only=True):
     @property
     def ok(self) -> bool:
         return self.status == "passed"
+
+
+def rehomed(result: TrialResult, run_dir: str, moved_to: str) -> TrialResult:
+    """``result`` for its run folder moved from ``run_dir`` to ``moved_to`` (a merge, a trial run on a
+    cluster node): its paths are relative to the run folder, but a cassette lives in the suite, outside
+    it, so its relative path is worked out again; a message may name the folder itself."""
+    cassette = result.paths.cassette
+    if cassette is not None:
+        where = os.path.normpath(os.path.join(run_dir, cassette))
+        paths = msgspec.structs.replace(result.paths, cassette=os.path.relpath(where, moved_to))
+        result = msgspec.structs.replace(result, paths=paths)
+    encoded = msgspec.json.encode(result)
+    old = msgspec.json.encode(run_dir)[1:-1]
+    if old not in encoded:
+        return result
+    return msgspec.json.decode(encoded.replace(old, msgspec.json.encode(moved_to)[1:-1]), type=TrialResult)

@@ -35,7 +35,7 @@ from ..loader import load_suite
 from ..model import Data, Suite
 from ..plan import Plan, build_plan
 from ..redact import scrub, secret_values
-from ..results import TrialResult
+from ..results import TrialResult, rehomed
 from ..shard import ShardSpec, plan_fingerprint, select
 
 if TYPE_CHECKING:
@@ -300,18 +300,9 @@ def _results(plan: Plan, shards: Sequence[Shard], out: Path) -> dict[str, tuple[
                 "run it again from the commit its siblings ran"
             )
         for key in part:
-            moved = _rehomed(got[key], shard.log.start.run_dir, out)
-            results[key] = (moved, shard, moved is not got[key])
+            moved = rehomed(got[key], shard.log.start.run_dir, str(out))
+            results[key] = (moved, shard, moved != got[key])
     return results
-
-
-def _rehomed(result: TrialResult, run_dir: str, out: Path) -> TrialResult:
-    # A result's paths are relative to its run folder; only a message can name the folder itself.
-    encoded = msgspec.json.encode(result)
-    old = msgspec.json.encode(run_dir)[1:-1]
-    if old not in encoded:
-        return result
-    return msgspec.json.decode(encoded.replace(old, msgspec.json.encode(str(out))[1:-1]), type=TrialResult)
 
 
 def _reporters_present(shards: Sequence[Shard]) -> list[str]:

@@ -28,6 +28,7 @@ from ..files import write_atomic
 from ..hashing import suite_files_hash
 from ..plugins import executor
 from ..redact import scrubbed_json
+from ..results import rehomed
 from .base import Executor, ExecutorUnavailable
 from .ray_node import JudgeArgs, NodeOutcome, NodeRun, encode, preflight, run_trial_here, unpack
 
@@ -219,18 +220,8 @@ def _unpacked(run: RunContext, item: WorkItem, outcome: NodeOutcome) -> TrialRes
     assert outcome.files is not None and outcome.staged_run_dir is not None
     folder = trial_dir(run.settings, item)
     unpack(outcome.files, folder)
-    here, there = str(run.run_dir), outcome.staged_run_dir
-    result = outcome.result
-    cassette = result.paths.cassette
-    if cassette is not None:  # relative to the run folder, which moved
-        cassette = os.path.relpath(os.path.normpath(os.path.join(there, cassette)), here)
-        result = msgspec.structs.replace(
-            result, paths=msgspec.structs.replace(result.paths, cassette=cassette)
-        )
-    # Messages may name the staging folder: they name the run folder instead, as a local run's would.
-    moved = msgspec.json.decode(
-        msgspec.json.encode(result).replace(there.encode(), here.encode()), type=type(result)
-    )
+    # Paths in the result are the run folder's, as a local run's would be.
+    moved = rehomed(outcome.result, outcome.staged_run_dir, str(run.run_dir))
     moved, encoded = scrubbed_json(moved, run.settings.secrets)
     write_atomic(os.path.join(folder, "result.json"), encoded)
     return moved

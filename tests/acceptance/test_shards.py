@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import signal
@@ -39,8 +40,11 @@ _TMUX = re.compile(r"skillgym-tmux-[0-9a-f]+")  # a private socket folder each t
 
 
 def normalized(value: Any, run_dir: Path) -> Any:
-    """``value`` without its ids and timing, its run folder's path written as <RUN>."""
+    """``value`` without its ids and timing, its run folder's path written as <RUN>, a cassette's path
+    (relative to the run folder, which may sit at another depth) as the file it names."""
     if isinstance(value, dict):
+        if isinstance(value.get("cassette"), str) and "result" in value:  # a result's paths
+            value = {**value, "cassette": os.path.normpath(run_dir / value["cassette"])}
         return {k: normalized(v, run_dir) for k, v in value.items() if k not in VOLATILE}
     if isinstance(value, list):
         return [normalized(v, run_dir) for v in value]
