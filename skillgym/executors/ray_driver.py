@@ -75,13 +75,14 @@ class RayExecutor(Executor):
                 "--executor ray: some cluster nodes cannot run this run's trials:\n"
                 + "\n".join(f"  {problem}" for problem in problems)
             )
-        cpus = sum(float(n.get("Resources", {}).get("CPU", 0)) for n in _alive(ray))
-        if cpus < self.settings.trial_cpus:
+        cpus = [float(n.get("Resources", {}).get("CPU", 0)) for n in _alive(ray)]
+        need = self.settings.trial_cpus
+        if max(cpus, default=0.0) < need:  # Ray would hold every trial forever, waiting for such a node
             raise ExecutorUnavailable(
-                f"--trial-cpus {self.settings.trial_cpus:g}: no node of the cluster has that many CPUs "
-                f"(all together: {cpus:g}); ask for fewer"
+                f"--trial-cpus {need:g}: no node of the cluster has that many CPUs (the largest has "
+                f"{max(cpus, default=0.0):g}); ask for fewer"
             )
-        return max(1, int(cpus // self.settings.trial_cpus))
+        return max(1, sum(int(n // need) for n in cpus))  # the trials that fit at once, node by node
 
     def _connect(self) -> None:
         ray, address = self._ray, self.settings.address

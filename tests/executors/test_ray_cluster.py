@@ -143,6 +143,8 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
                 "when": {"root": str(state), "glob": "B-start-*", "count": 2, "kill": "B"},
                 "clear": str(state),
             },
+            # 5: more CPUs a trial than any node has (node A is left, with 2).
+            {"args": ["run", *command, "--trial-cpus", "3", "--output", f"{out}/big"]},
         ],
     }
     (tmp / "spec.json").write_text(json.dumps(spec))
@@ -298,3 +300,10 @@ def test_a_node_that_cannot_run_the_agent_stops_the_run_before_any_trial(cluster
     assert lines[0].startswith(f"  node {cluster['nodes']['B'][:12]} (127.0.0.1): ")
     assert "no credentials for claude: set ANTHROPIC_API_KEY" in lines[0]
     assert not (cluster["out"] / "pre").exists()  # nothing written
+
+
+def test_a_trial_bigger_than_every_node_is_refused_before_it_waits_forever(cluster: dict[str, Any]) -> None:
+    step = cluster["steps"][5]
+    assert step["rc"] == 2, step["stderr"][-3000:]
+    assert "--trial-cpus 3: no node of the cluster has that many CPUs (the largest has 2)" in step["stderr"]
+    assert not (cluster["out"] / "big").exists()
