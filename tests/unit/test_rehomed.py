@@ -9,9 +9,9 @@ from tests.results import result_for
 
 
 def test_a_cassette_in_the_suite_is_found_from_the_folder_the_run_moved_to() -> None:
-    shard = "/work/ci/tmp/s1/20261203-000000-abcdef"  # two levels deeper than where the merge writes
-    out = "/work/ci/tmp/merged"
-    cassette = os.path.relpath("/work/repo/evals/cassettes/x.jsonl", shard)
+    shard = "/srv/ci/tmp/s1/20261203-000000-abcdef"  # two levels deeper than where the merge writes
+    out = "/srv/ci/tmp/merged"
+    cassette = os.path.relpath("/srv/repo/evals/cassettes/x.jsonl", shard)
     result = result_for(
         "prompt/a/none/replay/trial-1",
         "passed",
@@ -20,7 +20,7 @@ def test_a_cassette_in_the_suite_is_found_from_the_folder_the_run_moved_to() -> 
     )
     moved = rehomed(result, shard, out)
     assert moved.paths.cassette is not None
-    assert os.path.normpath(os.path.join(out, moved.paths.cassette)) == "/work/repo/evals/cassettes/x.jsonl"
+    assert os.path.normpath(os.path.join(out, moved.paths.cassette)) == "/srv/repo/evals/cassettes/x.jsonl"
     assert moved.paths.dir == "trials/a"  # paths inside the run folder stay as they are
     assert moved.error_message == f"see {out}/trials/a/stderr.txt"
 
