@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skillgym.commands.merge import _moved, _rehomed
+from skillgym.commands.merge import _moved
+from skillgym.results import rehomed
 from tests.results import result_for
 
 KEY = "execution/c/none/command/trial-1"
@@ -13,11 +14,11 @@ KEY = "execution/c/none/command/trial-1"
 def test_a_result_naming_the_shard_folder_names_the_merged_one(tmp_path: Path) -> None:
     shard = "/ci/runner/runs/20261202-101010-abcdef"
     result = result_for(KEY, "errored", error_message=f'no log at {shard}/trials/{KEY}/fixture "x"')
-    moved = _rehomed(result, shard, tmp_path / "merged")
+    moved = rehomed(result, shard, str(tmp_path / "merged"))
     assert moved.error_message == f'no log at {tmp_path / "merged"}/trials/{KEY}/fixture "x"'
     assert moved.paths == result.paths  # relative already
     untouched = result_for(KEY)
-    assert _rehomed(untouched, shard, tmp_path / "merged") is untouched  # nothing to move: the same object
+    assert rehomed(untouched, shard, str(tmp_path / "merged")) is untouched  # nothing to move: the same
 
 
 def test_a_workspace_plan_moves_to_the_merged_folder(tmp_path: Path) -> None:
