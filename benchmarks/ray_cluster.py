@@ -17,10 +17,8 @@ its agent's sleep. Prints every round, medians, paired ratios and the load avera
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -29,7 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import run  # the harness next to this file: generated suites, the sleeping agent
 
-CLUSTER = run.REPO / "tests" / "executors" / "cluster.py"
+from tests.executors.cluster import launch  # the tests' cluster (the harness put the repository on the path)
+
 TRIALS, SLEEP_S = 400, 0.25
 SETUPS = ("one", "ray", "shards")
 
@@ -90,27 +89,8 @@ def main() -> None:
             "nodes": {"A": {"cpus": max(1, c // 2)}, "B": {"cpus": max(1, c // 2)}},
             "steps": steps,
         }
-        (tmp / "spec.json").write_text(json.dumps(spec))
         load = os.getloadavg()
-        done = subprocess.run(
-            [
-                "unshare",
-                "-n",
-                "-p",
-                "-f",
-                "-m",
-                "--mount-proc",
-                sys.executable,
-                str(CLUSTER),
-                str(tmp / "spec.json"),
-            ],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if done.returncode != 0:
-            raise SystemExit(f"the cluster failed: {done.stderr[-3000:]}")
-        report = json.loads(done.stdout.strip().splitlines()[-1])
+        report = launch(spec, tmp)
     _print(spec["steps"], report["steps"], c, args.pairs, load)
 
 

@@ -110,21 +110,7 @@ def lift_table(reps: int, most: int) -> list[str]:
         for lift in (0.0, 0.2, 0.4, 0.6, 0.8):
             if control + lift > 1.0:
                 continue
-            rng = random.Random(SEED)
-            wrong = covered = improved = used = 0
-            for _ in range(reps):
-                status, n, xs = simulate(
-                    rng,
-                    lambda: float(rng.random() < control + lift) - float(rng.random() < control),
-                    0.0,
-                    most,
-                    True,
-                )
-                used += n
-                improved += status == "improved"
-                wrong += status == "regressed" or (lift == 0.0 and status == "improved")
-                covered += not rejects([(x + 1) / 2 for x in xs], (lift + 1) / 2, horizon=most)
-            power, mean = improved / reps, used / reps
+            power, wrong, covered, mean = _lift_run(reps, most, control, lift)
             n_fixed = (
                 fixed_n(power, lambda n: fixed_lift_power(n, control, lift))
                 if lift > 0 and power > 0.05

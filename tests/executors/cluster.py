@@ -48,6 +48,33 @@ def main(spec: dict[str, Any]) -> dict[str, Any]:
     return {"nodes": ids, "steps": steps}
 
 
+def launch(spec: dict[str, Any], folder: Path, *, timeout: float = 1800) -> dict[str, Any]:
+    """Run ``spec`` on a fresh cluster in its own namespaces (this file as a program, under ``unshare``);
+    what it printed. Called from outside: the tests and benchmarks/ray_cluster.py."""
+    (folder / "spec.json").write_text(json.dumps(spec))
+    done = subprocess.run(
+        [
+            "unshare",
+            "-n",
+            "-p",
+            "-f",
+            "-m",
+            "--mount-proc",
+            sys.executable,
+            __file__,
+            str(folder / "spec.json"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"the test cluster failed (exit {done.returncode}): {done.stderr[-4000:]}")
+    report: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return report
+
+
 def start_node(name: str, node: dict[str, Any], *, head: bool, temp: Path) -> subprocess.Popen[bytes]:
     """``ray start --block`` for one node: its process and its children are the node."""
     env = {k: v for k, v in os.environ.items() if k not in node.get("drop_env", ())}

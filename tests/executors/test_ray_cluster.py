@@ -13,7 +13,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ import pytest
 from tests.acceptance.test_shards import VOLATILE, events, junit, only_run
 from tests.acceptance.test_shards import normalized as shard_normalized
 from tests.conftest import REPO, run_cli, write_suite
+from tests.executors.cluster import launch
 
 pytestmark = [
     pytest.mark.ray,
@@ -147,29 +147,10 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             {"args": ["run", *command, "--trial-cpus", "3", "--output", f"{out}/big"]},
         ],
     }
-    (tmp / "spec.json").write_text(json.dumps(spec))
     # The local run the cluster's must equal, on this machine's own network.
     local = run_cli("run", *EXAMPLE, "--output", str(out / "local"), cwd=REPO, timeout=300)
     assert local.returncode in (0, 1), local.stderr
-    done = subprocess.run(
-        [
-            "unshare",
-            "-n",
-            "-p",
-            "-f",
-            "-m",
-            "--mount-proc",
-            sys.executable,
-            str(Path(__file__).parent / "cluster.py"),
-            str(tmp / "spec.json"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=1200,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-4000:]
-    report = json.loads(done.stdout.strip().splitlines()[-1])
+    report = launch(spec, tmp)
     return {**report, "out": out, "state": state}
 
 
