@@ -69,13 +69,13 @@ class RayExecutor(Executor):
         blob = encode(node_run(run, self.settings.transfer))
         self._run_ref = ray.put(blob)
         self._task = ray.remote(run_trial_here)
-        problems = await anyio.to_thread.run_sync(self._preflight)
+        nodes, problems = await anyio.to_thread.run_sync(self._preflight)
         if problems:
             raise ExecutorUnavailable(
                 "--executor ray: some cluster nodes cannot run this run's trials:\n"
                 + "\n".join(f"  {problem}" for problem in problems)
             )
-        cpus = [float(n.get("Resources", {}).get("CPU", 0)) for n in _alive(ray)]
+        cpus = [float(n.get("Resources", {}).get("CPU", 0)) for n in nodes]
         need = self.settings.trial_cpus
         if max(cpus, default=0.0) < need:  # Ray would hold every trial forever, waiting for such a node
             raise ExecutorUnavailable(
@@ -99,8 +99,11 @@ class RayExecutor(Executor):
             ) from exc
         self._started_ray = True
 
-    def _preflight(self) -> list[str]:
-        """Every live node's problems, each line naming the node."""
+    def _preflight(self) -> tuple[list[dict[str, Any]], list[str]]:
+        """The live nodes that were checked, and their problems, each line naming the node.
+
+        A node that leaves the cluster while it is checked (one that died a moment ago is still listed
+        alive for a while) is no problem: Ray places no trial there."""
         ray = self._ray
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
@@ -113,6 +116,7 @@ class RayExecutor(Executor):
             ).remote(self._run_ref)
             for node in nodes
         ]
+        checked: list[dict[str, Any]] = []
         problems: list[str] = []
         for node, ref in zip(nodes, refs, strict=True):
             where = f"node {node['NodeID'][:12]} ({node.get('NodeManagerAddress', '?')})"
@@ -120,10 +124,15 @@ class RayExecutor(Executor):
                 found = ray.get(ref, timeout=PREFLIGHT_TIMEOUT_S)
             except ray.exceptions.GetTimeoutError:
                 found = [f"no answer within {PREFLIGHT_TIMEOUT_S:g}s; is the node busy or unreachable?"]
-            except ray.exceptions.RayError as exc:
+            except ray.exceptions.RayTaskError as exc:  # the check itself raised there
                 found = [f"the check failed: {_said(exc)} (is skillgym installed there?)"]
+            except ray.exceptions.RayError as exc:  # it could not run there: the node went, or is going
+                if node["NodeID"] not in {n["NodeID"] for n in _alive(ray)} or _unschedulable(ray, exc):
+                    continue
+                found = [f"the check could not run there: {_said(exc)}"]
+            checked.append(node)
             problems += [f"{where}: {problem}" for problem in found]
-        return problems
+        return checked, problems
 
     async def run(self, run: RunContext, case: Case, item: WorkItem, slots: AgentSlots) -> TrialResult:
         ray = self._ray
@@ -200,6 +209,12 @@ def node_run(run: RunContext, transfer: Any) -> NodeRun:
 
 def _alive(ray: Any) -> list[dict[str, Any]]:
     return [node for node in ray.nodes() if node.get("Alive")]
+
+
+def _unschedulable(ray: Any, exc: BaseException) -> bool:
+    """Ray could not place a task on the node it was pinned to: the node has left the cluster."""
+    kind = getattr(ray.exceptions, "TaskUnschedulableError", None)
+    return kind is not None and isinstance(exc, kind)
 
 
 def _said(exc: BaseException) -> str:
